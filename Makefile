@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fwdist: build the tools, check the tree, install it, run the tests.
+
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+FIRMWAREDIR ?= /lib/firmware
+DESTDIR     ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -std=c11 -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wpointer-arith \
+           -Wstrict-prototypes -Wmissing-prototypes
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+ifeq ($(SANITIZE),1)
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+BUILD   ?= build-san
+else
+BUILD   ?= build
+endif
+ALL_CPPFLAGS = -D_GNU_SOURCE -Isrc/lib $(CPPFLAGS)
+ALL_CFLAGS   = $(WARN) $(CFLAGS) $(SANFLAGS) -pthread
+LIBS         = -lcrypto -llzma -lzstd -pthread
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+LIB_SRC  = $(sort $(wildcard src/lib/*.c))
+CMD_SRC  = $(sort $(wildcard src/fwdist.c src/cmd-*.c))
+LIB_OBJ  = $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+CMD_OBJ  = $(CMD_SRC:src/%.c=$(BUILD)/%.o)
+UNIT_SRC = $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+FWDIST   = $(BUILD)/fwdist
+
+.PHONY: all tools firmware check-tree check test unit cases clean install uninstall
+
+all: tools firmware
+
+tools: $(FWDIST)
+
+$(BUILD)/%.o: src/%.c $(wildcard src/lib/*.h src/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libfwdist.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FWDIST): $(CMD_OBJ) $(BUILD)/libfwdist.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libfwdist.a $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libfwdist.a $(LIBS)
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Streaming compression the kernel's firmware loader accepts (xz/crc32, zstd), with hashing. */
+#ifndef FWDIST_COMPRESS_H
+#define FWDIST_COMPRESS_H
+
+#include <stdint.h>
+
+#include "digest.h"
+
+enum fw_compress {
+	FW_COMP_NONE = 0,
+	FW_COMP_XZ,   /* liblzma, LZMA2, check CRC32: the kernel's xz_dec refuses CRC64 */
+	FW_COMP_ZSTD, /* libzstd, one frame with its content size: the kernel needs it */
+};
+
+/* "", ".xz", ".zst" */
+const char *fw_compress_suffix(enum fw_compress c);
+/* "none", "xz", "zstd" */
+const char *fw_compress_name(enum fw_compress c);
+/* Parse "none" | "xz" | "zstd". 0 or -EINVAL. */
+int fw_compress_parse(const char *s, enum fw_compress *c);
+
+/* Copy the regular file open on src to dst, compressing with c (none: plain
+ * copy), hashing the uncompressed bytes as they are read. expected_size is
+ * the size the manifest promises; zstd pledges it so the frame header carries
+ * the content size. Memory is bounded whatever the file size. Short writes and
+ * EINTR are handled; ENOSPC and other write errors return -errno.
+ * Returns 0, -ESTALE if the input's length differs from expected_size (the
+ * digest is then not computed), -ENOMEM, -EIO for a library failure, or -errno. */
+int fw_copy_compress(int src, int dst, enum fw_compress c, uint64_t expected_size,
+		     uint8_t digest[FW_SHA256_LEN], uint64_t *size_read);
+
+/* Flags reported by fw_digest_decompress about kernel compatibility. */
+#define FW_DECOMP_XZ_BAD_CHECK    0x1u /* xz stream check is not CRC32 (or NONE) */
+#define FW_DECOMP_ZSTD_NO_SIZE    0x2u /* zstd frame header lacks the content size */
+#define FW_DECOMP_TRAILING        0x4u /* more than one frame/stream, or trailing data */
+
+/* Decompress the file open on fd (c selects the format; none: plain read) and
+ * compute SHA-256 and size of the content. Bounded memory. Returns 0 (with
+ * *flags set from FW_DECOMP_*), -EBADMSG for corrupt or truncated data, -ENOMEM,
+ * or -errno from read(). */
+int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LEN],
+			 uint64_t *size, unsigned *flags);
+
+#endif

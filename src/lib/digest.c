@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SHA-256 digests through OpenSSL libcrypto. */
+#include "digest.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+int fw_sha256_init(struct fw_sha256 *h)
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+
+	h->md_ctx = NULL;
+	if (!c)
+		return -ENOMEM;
+	if (EVP_DigestInit_ex(c, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(c);
+		ERR_clear_error();
+		return -EIO;
+	}
+	h->md_ctx = c;
+	return 0;
+}
+
+int fw_sha256_update(struct fw_sha256 *h, const void *buf, size_t len)
+{
+	if (EVP_DigestUpdate(h->md_ctx, buf, len) != 1) {
+		ERR_clear_error();
+		return -EIO;
+	}
+	return 0;
+}
+
+int fw_sha256_final(struct fw_sha256 *h, uint8_t out[FW_SHA256_LEN])
+{
+	unsigned int n = 0;
+
+	if (EVP_DigestFinal_ex(h->md_ctx, out, &n) != 1 || n != FW_SHA256_LEN) {
+		ERR_clear_error();
+		return -EIO;
+	}
+	return 0;
+}
+
+void fw_sha256_free(struct fw_sha256 *h)
+{
+	EVP_MD_CTX_free(h->md_ctx);
+	h->md_ctx = NULL;
+}
+
+int fw_sha256_fd(int fd, uint8_t out[FW_SHA256_LEN], uint64_t *size)
+{
+	static _Thread_local unsigned char buf[1 << 16];
+	struct fw_sha256 h;
+	uint64_t total = 0;
+	int r = fw_sha256_init(&h);
+
+	if (r < 0)
+		return r;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		total += (uint64_t)n;
+		r = fw_sha256_update(&h, buf, (size_t)n);
+		if (r < 0)
+			goto out;
+	}
+	r = fw_sha256_final(&h, out);
+	if (r == 0 && size)
+		*size = total;
+out:
+	fw_sha256_free(&h);
+	return r;
+}
+
+void fw_sha256_hex(const uint8_t d[FW_SHA256_LEN], char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < FW_SHA256_LEN; i++) {
+		out[2 * i] = hex[d[i] >> 4];
+		out[2 * i + 1] = hex[d[i] & 15];
+	}
+	out[FW_SHA256_HEX] = '\0';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int fw_sha256_parse(const char *hex, size_t len, uint8_t out[FW_SHA256_LEN])
+{
+	if (len != FW_SHA256_HEX)
+		return -EINVAL;
+	for (size_t i = 0; i < FW_SHA256_LEN; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Minimal unit-test harness: each TEST is reported as "ok NAME" or "FAIL NAME";
+ * the binary exits with the number of failed tests (capped at 125). */
+#ifndef FWDIST_UNIT_H
+#define FWDIST_UNIT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct unit_test {
+	const char *name;
+	void (*fn)(int *failed);
+};
+
+#define UNIT_MAX_TESTS 256
+static struct unit_test unit_tests[UNIT_MAX_TESTS];
+static int unit_ntests;
+
+#define TEST(name)                                                            \
+	static void test_##name(int *unit_failed);                            \
+	__attribute__((constructor)) static void register_##name(void)        \
+	{                                                                     \
+		if (unit_ntests < UNIT_MAX_TESTS)                             \
+			unit_tests[unit_ntests++] =                           \
+				(struct unit_test){ #name, test_##name };     \
+	}                                                                     \
+	static void test_##name(int *unit_failed)
+
+#define CHECK(cond)                                                           \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, \
+				__LINE__, #cond);                             \
+			*unit_failed = 1;                                     \
+			return;                                               \
+		}                                                             \
+	} while (0)
+
+#define CHECK_EQ_INT(a, b)                                                    \
+	do {                                                                  \
+		long long unit_a = (long long)(a), unit_b = (long long)(b);   \
+		if (unit_a != unit_b) {                                       \
+			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", \
+				__FILE__, __LINE__, #a, unit_a, #b, unit_b);  \
+			*unit_failed = 1;                                     \
+			return;                                               \
+		}                                                             \
+	} while (0)
+
+#define CHECK_EQ_STR(a, b)                                                    \
+	do {                                                                  \
+		const char *unit_a = (a), *unit_b = (b);                      \
+		if (!unit_a || !unit_b || strcmp(unit_a, unit_b) != 0) {      \
+			fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", \
+				__FILE__, __LINE__, #a, unit_a ? unit_a : "(null)", \
+				unit_b ? unit_b : "(null)");                  \
+			*unit_failed = 1;                                     \
+			return;                                               \
+		}                                                             \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	int failed = 0;
+
+	for (int i = 0; i < unit_ntests; i++) {
+		int f = 0;
+
+		/* One test alone: test-foo NAME */
+		if (argc > 1 && strcmp(argv[1], unit_tests[i].name) != 0)
+			continue;
+		unit_tests[i].fn(&f);
+		printf("%s %s\n", f ? "FAIL" : "ok", unit_tests[i].name);
+		failed += f;
+	}
+	return failed > 125 ? 125 : failed;
+}
+
+#endif
