@@ -39,7 +39,8 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 FWDIST   = $(BUILD)/fwdist
 
-.PHONY: all tools firmware check-tree check test unit cases clean install uninstall
+.PHONY: all tools firmware check-tree check test unit cases clean install uninstall \
+	deps test-deps bootstrap check-kernel
 
 all: tools firmware
 
@@ -61,6 +62,52 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libfwdist.a $(LIBS)
+
+# ---- free firmware, built from source in the tree ----
+# Each free blob with a .S source is assembled and its raw bytes kept; the
+# result must match manifests/checksums (checked by `fwdist check`).
+FW_ASM = $(sort $(wildcard firmware/fwdist/selftest/*.S))
+FW_BIN = $(FW_ASM:.S=.bin)
+
+firmware: $(FW_BIN)
+
+firmware/%.bin: firmware/%.S
+	@mkdir -p $(BUILD)/firmware
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) -c -x assembler-with-cpp -o $(BUILD)/firmware/$(notdir $*).o $<
+	$(Q)objcopy -O binary -j .text $(BUILD)/firmware/$(notdir $*).o $@.tmp
+	$(Q)chmod 0644 $@.tmp && mv -f $@.tmp $@
+
+check-tree: tools firmware
+	$(FWDIST) -C . check
+
+# ---- set-up ----
+deps:
+	scripts/install-deps build
+
+test-deps:
+	scripts/install-deps test
+
+# The README's first command: everything from a fresh Debian 12 clone.
+bootstrap: deps
+	$(MAKE) all
+	$(MAKE) check-tree
+
+# ---- tests ----
+unit: $(UNIT_BIN)
+	@tests/run-unit $(UNIT_BIN)
+
+cases: tools firmware
+	@FWDIST=$(abspath $(FWDIST)) tests/run-cases
+
+check: tools firmware unit cases check-tree
+
+check-kernel: tools firmware
+	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
+
+# The README's second command: the whole suite, as CI runs it.
+test: test-deps
+	tests/run-all
 
 clean:
 	rm -rf build build-san

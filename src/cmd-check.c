@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist check: validate the whole tree and report every finding in one run. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fwdist.h"
+#include "json.h"
+
+static void help(void)
+{
+	printf("Usage: fwdist [-C DIR] check [--json]\n"
+	       "\n"
+	       "Validate the whole tree: WHENCE against firmware/ both ways, links, licences,\n"
+	       "the licence policy, the package split, checksums, names and modes. Every\n"
+	       "finding is printed as FILE:LINE: message; exit 1 if there is any.\n"
+	       "\n"
+	       "  --json   print {\"ok\":..., \"findings\":[{\"file\",\"line\",\"message\"}]} on stdout\n");
+}
+
+static void print_json(const struct fw_diag *d)
+{
+	printf("{\"ok\":%s,\"findings\":[", d->n || d->nomem ? "false" : "true");
+	for (size_t i = 0; i < d->n; i++) {
+		printf("%s{\"file\":", i ? "," : "");
+		fw_json_str(stdout, d->v[i].file);
+		printf(",\"line\":%u,\"message\":", d->v[i].line);
+		fw_json_str(stdout, d->v[i].text);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fw_diag d = { 0 };
+	struct fw_tree t;
+	size_t nfree = 0, nnonfree = 0;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			fw_json = true;
+			break;
+		case 'h':
+			help();
+			return EXIT_OK;
+		default:
+			return fw_usage("check", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fw_usage("check", "unexpected argument '%s'", argv[optind]);
+	if (fw_load_tree(&t, &d) != EXIT_OK) {
+		fw_diag_free(&d);
+		return EXIT_FINDING;
+	}
+	fw_tree_check_model(&t, &d);
+	r = fw_tree_check_files(&t, &d);
+	if (r < 0)
+		fw_diag_add(&d, t.root, 0, "check stopped: %s", strerror(-r));
+	for (size_t i = 0; i < t.nblobs; i++) {
+		nfree += t.blobs[i].cat == FW_CAT_FREE;
+		nnonfree += t.blobs[i].cat == FW_CAT_NONFREE;
+	}
+	if (fw_json) {
+		print_json(&d);
+	} else {
+		fw_print_diag(&d);
+		if (d.n || d.nomem)
+			fprintf(stderr, "fwdist: check: %zu finding%s\n", d.n, d.n == 1 ? "" : "s");
+		else
+			printf("check: OK: %zu blobs (%zu free, %zu non-free), %zu links, %zu licences, "
+			       "%zu packages\n",
+			       t.nblobs, nfree, nnonfree, t.nlinks, t.policy.n, t.split.npkgs);
+	}
+	r = d.n || d.nomem ? EXIT_FINDING : EXIT_OK;
+	fw_diag_free(&d);
+	fw_tree_free(&t);
+	return r;
+}

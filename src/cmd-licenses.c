@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist licenses: the licence report, every problem blob listed first. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fwdist.h"
+#include "json.h"
+#include "util.h"
+
+static void help(void)
+{
+	printf("Usage: fwdist [-C DIR] licenses [--package P] [--json]\n"
+	       "\n"
+	       "Report the licences of the tree's blobs. First every problem blob: no\n"
+	       "licence, a licence missing from manifests/licenses, a licence text missing\n"
+	       "from LICENSES/, an undistributable licence, or a free licence without its\n"
+	       "Source:. Then each licence of the policy with its category, the number of\n"
+	       "blobs under it and the policy's reason. Exit 1 if there is any problem.\n"
+	       "\n"
+	       "  --package P   only the blobs of package P: its licence closure\n"
+	       "  --json        machine-readable output\n");
+}
+
+struct count_ctx {
+	const struct fw_tree *t;
+	unsigned *counts; /* per policy entry */
+	char *missing;    /* first id whose LICENSES/<id>.txt is absent */
+};
+
+static int count_id(void *ctx, const char *id, size_t len)
+{
+	struct count_ctx *c = ctx;
+	char buf[256], path[300];
+	const struct fw_policy_entry *p;
+	struct stat st;
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, id, len);
+	buf[len] = '\0';
+	p = fw_policy_find(&c->t->policy, buf);
+	if (p)
+		c->counts[p - c->t->policy.v]++;
+	snprintf(path, sizeof(path), "%s/%s.txt", FW_TREE_LICENSES, buf);
+	if (!c->missing && (fstatat(c->t->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISREG(st.st_mode))) {
+		c->missing = strdup(path);
+		if (!c->missing)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct problem {
+	const struct fw_blob *b;
+	char *text;
+};
+
+int cmd_licenses(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "package", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *package = NULL;
+	struct fw_diag d = { 0 };
+	struct fw_tree t;
+	struct problem *probs = NULL;
+	unsigned *counts = NULL;
+	size_t nprobs = 0;
+	int c, pkg = -1, ret = EXIT_FINDING;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			package = optarg;
+			break;
+		case 'j':
+			fw_json = true;
+			break;
+		case 'h':
+			help();
+			return EXIT_OK;
+		default:
+			return fw_usage("licenses", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fw_usage("licenses", "unexpected argument '%s'", argv[optind]);
+	if (fw_load_tree(&t, &d) != EXIT_OK) {
+		fw_diag_free(&d);
+		return EXIT_FINDING;
+	}
+	fw_print_diag(&d);
+	if (package) {
+		pkg = fw_split_find(&t.split, package);
+		if (pkg < 0) {
+			ret = fw_usage("licenses", "no package '%s' in %s", fw_esc(package),
+				       FW_TREE_SPLIT);
+			goto out;
+		}
+	}
+	counts = calloc(t.policy.n + 1, sizeof(*counts));
+	probs = calloc(t.nblobs + 1, sizeof(*probs));
+	if (!counts || !probs) {
+		fw_err("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < t.nblobs; i++) {
+		const struct fw_blob *b = &t.blobs[i];
+		struct count_ctx cc = { .t = &t, .counts = counts };
+		char *text = NULL;
+
+		if (b->duplicate || (pkg >= 0 && b->pkg != pkg))
+			continue;
+		if (!b->lic) {
+			text = strdup("no licence (no SPDX-License-Identifier: applies)");
+		} else {
+			enum fw_category cat;
+			const char *syn;
+
+			fw_spdx_eval(&t.policy, b->lic->spdx, &cat, count_id, &cc, &syn);
+			if (b->lev->syntax)
+				text = fw_asprintf("bad SPDX expression '%s': %s", b->lic->spdx,
+						   b->lev->syntax);
+			else if (b->lev->unknown)
+				text = fw_asprintf("licence %s not in %s", b->lev->unknown, FW_TREE_POLICY);
+			else if (cc.missing)
+				text = fw_asprintf("licence text %s missing", cc.missing);
+			else if (b->cat == FW_CAT_UNDISTRIBUTABLE)
+				text = fw_asprintf("licence %s is undistributable", b->lic->spdx);
+			else if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
+				text = fw_asprintf("free licence %s but no Source:", b->lic->spdx);
+			free(cc.missing);
+		}
+		if (text)
+			probs[nprobs++] = (struct problem){ b, text };
+	}
+	if (fw_json) {
+		printf("{\"problems\":[");
+		for (size_t i = 0; i < nprobs; i++) {
+			printf("%s{\"name\":", i ? "," : "");
+			fw_json_str(stdout, probs[i].b->e->name);
+			printf(",\"line\":%u,\"problem\":", probs[i].b->e->line);
+			fw_json_str(stdout, probs[i].text);
+			printf("}");
+		}
+		printf("],\"licences\":[");
+		for (size_t i = 0, first = 1; i < t.policy.n; i++) {
+			const struct fw_policy_entry *p = &t.policy.v[i];
+
+			if (pkg >= 0 && !counts[i])
+				continue;
+			printf("%s{\"id\":", first ? "" : ",");
+			fw_json_str(stdout, p->id);
+			printf(",\"text\":\"%s/%s.txt\",\"category\":\"%s\",\"blobs\":%u,\"reason\":",
+			       FW_TREE_LICENSES, p->id, fw_category_name(p->cat), counts[i]);
+			fw_json_str(stdout, p->reason);
+			printf("}");
+			first = 0;
+		}
+		printf("]}\n");
+	} else {
+		if (nprobs) {
+			printf("Problems (%zu):\n", nprobs);
+			for (size_t i = 0; i < nprobs; i++)
+				printf("  %s:%u: %s: %s\n", t.whence.path, probs[i].b->e->line,
+				       fw_esc(probs[i].b->e->name), probs[i].text);
+			printf("\n");
+		}
+		printf("%-36s %-15s %6s  %s\n", "Licence", "Category", "Blobs", "Reason");
+		for (size_t i = 0; i < t.policy.n; i++) {
+			const struct fw_policy_entry *p = &t.policy.v[i];
+
+			/* With --package: its closure, the texts it must ship. */
+			if (pkg >= 0 && !counts[i])
+				continue;
+			printf("%-36s %-15s %6u  %s\n", p->id, fw_category_name(p->cat), counts[i],
+			       p->reason);
+		}
+	}
+	ret = nprobs || d.n ? EXIT_FINDING : EXIT_OK;
+out:
+	for (size_t i = 0; i < nprobs; i++)
+		free(probs[i].text);
+	free(probs);
+	free(counts);
+	fw_diag_free(&d);
+	fw_tree_free(&t);
+	return ret;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist list: the blobs and links of the tree (or one package), or the entries of any WHENCE. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fwdist.h"
+#include "json.h"
+#include "util.h"
+
+static void help(void)
+{
+	printf("Usage: fwdist [-C DIR] list [--package P] [--json]\n"
+	       "       fwdist list --whence FILE [--summary] [--json]\n"
+	       "\n"
+	       "List every blob and link of the tree: kind, category, package, name (and a\n"
+	       "link's target). With --whence, read FILE alone (any upstream WHENCE) and\n"
+	       "list its entries, or with --summary count its keyword lines.\n"
+	       "\n"
+	       "  --package P    only what package P of manifests/packages takes\n"
+	       "  --whence FILE  parse FILE instead of the tree's WHENCE\n"
+	       "  --summary      with --whence: counts of Driver:, File:, RawFile:, Link:,\n"
+	       "                 Source:, Licence:/License:, SPDX-License-Identifier:,\n"
+	       "                 Version: and Info: lines, and the number of errors\n"
+	       "  --json         machine-readable output\n");
+}
+
+static int list_whence(const char *file, int summary)
+{
+	struct fw_diag d = { 0 };
+	struct fw_whence w;
+	const struct fw_whence_counts *c = &w.counts;
+	int r = fw_whence_load(&w, AT_FDCWD, file, file, &d);
+
+	if (r < 0) {
+		fw_err("%s: cannot read: %s", file, strerror(-r));
+		return EXIT_FINDING;
+	}
+	fw_print_diag(&d);
+	if (summary && fw_json) {
+		printf("{\"file\":");
+		fw_json_str(stdout, file);
+		printf(",\"errors\":%u,\"Driver\":%u,\"File\":%u,\"RawFile\":%u,\"Link\":%u,"
+		       "\"Source\":%u,\"Licence\":%u,\"SPDX-License-Identifier\":%u,\"Version\":%u,"
+		       "\"Info\":%u}\n",
+		       w.errors, c->driver, c->file, c->rawfile, c->link, c->source, c->licence,
+		       c->spdx, c->version, c->info);
+	} else if (summary) {
+		printf("Driver: %u\nFile: %u\nRawFile: %u\nLink: %u\nSource: %u\nLicence: %u\n"
+		       "SPDX-License-Identifier: %u\nVersion: %u\nInfo: %u\nerrors: %u\n",
+		       c->driver, c->file, c->rawfile, c->link, c->source, c->licence, c->spdx,
+		       c->version, c->info, w.errors);
+	} else {
+		if (fw_json)
+			printf("[");
+		for (size_t i = 0; i < w.nentries; i++) {
+			const struct fw_whence_entry *e = &w.entries[i];
+			const char *drv = w.blocks[e->block].driver;
+			const struct fw_whence_licence *l = e->licence ? &w.licences[e->licence - 1] : NULL;
+
+			if (fw_json) {
+				printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
+				       fw_entry_kind_name(e->kind));
+				fw_json_str(stdout, e->name);
+				if (e->target) {
+					printf(",\"target\":");
+					fw_json_str(stdout, e->target);
+				}
+				printf(",\"line\":%u,\"driver\":", e->line);
+				if (drv)
+					fw_json_str(stdout, drv);
+				else
+					printf("null");
+				printf(",\"spdx\":");
+				if (l && l->spdx)
+					fw_json_str(stdout, l->spdx);
+				else
+					printf("null");
+				printf("}");
+			} else if (e->target) {
+				printf("%-7s %s -> %s\n", fw_entry_kind_name(e->kind), fw_esc(e->name),
+				       fw_esc(e->target));
+			} else {
+				printf("%-7s %s\n", fw_entry_kind_name(e->kind), fw_esc(e->name));
+			}
+		}
+		if (fw_json)
+			printf("]\n");
+	}
+	r = w.errors || d.n ? EXIT_FINDING : EXIT_OK;
+	fw_whence_free(&w);
+	fw_diag_free(&d);
+	return r;
+}
+
+static void json_opt(const char *key, const char *val)
+{
+	printf(",\"%s\":", key);
+	if (val)
+		fw_json_str(stdout, val);
+	else
+		printf("null");
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "package", required_argument, NULL, 'p' },
+		{ "whence", required_argument, NULL, 'w' },
+		{ "summary", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *package = NULL, *whence = NULL;
+	struct fw_diag d = { 0 };
+	struct fw_tree t;
+	int c, pkg = -1, summary = 0, first = 1;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			package = optarg;
+			break;
+		case 'w':
+			whence = optarg;
+			break;
+		case 's':
+			summary = 1;
+			break;
+		case 'j':
+			fw_json = true;
+			break;
+		case 'h':
+			help();
+			return EXIT_OK;
+		default:
+			return fw_usage("list", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fw_usage("list", "unexpected argument '%s'", argv[optind]);
+	if (summary && !whence)
+		return fw_usage("list", "--summary goes with --whence FILE");
+	if (whence && package)
+		return fw_usage("list", "--package needs the tree, not --whence");
+	if (whence)
+		return list_whence(whence, summary);
+
+	if (fw_load_tree(&t, &d) != EXIT_OK) {
+		fw_diag_free(&d);
+		return EXIT_FINDING;
+	}
+	fw_print_diag(&d);
+	if (package) {
+		pkg = fw_split_find(&t.split, package);
+		if (pkg < 0) {
+			fw_tree_free(&t);
+			fw_diag_free(&d);
+			return fw_usage("list", "no package '%s' in %s", fw_esc(package), FW_TREE_SPLIT);
+		}
+	}
+	if (fw_json)
+		printf("[");
+	for (size_t i = 0; i < t.nindex; i++) {
+		const struct fw_name *x = &t.index[i];
+		const struct fw_blob *b = NULL;
+		const struct fw_link *l = NULL;
+		const char *pname;
+
+		if (x->blob >= 0)
+			b = &t.blobs[x->blob];
+		else if (x->link >= 0 && t.links[x->link].state == FW_LINK_OK &&
+			 t.links[x->link].blob >= 0)
+			l = &t.links[x->link], b = &t.blobs[l->blob];
+		else if (x->link >= 0)
+			l = &t.links[x->link];
+		else
+			continue; /* Source: is not installed */
+		pname = b ? fw_blob_package(&t, b) : NULL;
+		if (pkg >= 0 && (!b || b->pkg != pkg))
+			continue;
+		if (fw_json) {
+			printf("%s{\"name\":", first ? "" : ",");
+			fw_json_str(stdout, x->name);
+			printf(",\"kind\":\"%s\"", fw_entry_kind_name(x->e->kind));
+			if (l)
+				json_opt("target", l->e->target);
+			printf(",\"category\":\"%s\"", b ? fw_category_name(b->cat) : "unknown");
+			json_opt("package", pname);
+			json_opt("licence", b && b->lic ? b->lic->spdx : NULL);
+			if (!l && b && b->sum) {
+				char hex[FW_SHA256_HEX + 1];
+
+				fw_sha256_hex(b->sum->sha256, hex);
+				printf(",\"sha256\":\"%s\",\"size\":%llu", hex,
+				       (unsigned long long)b->sum->size);
+			}
+			printf(",\"line\":%u}", x->e->line);
+		} else if (l) {
+			printf("%-7s %-15s %-20s %s -> %s\n", "Link",
+			       b ? fw_category_name(b->cat) : "-", pname ? pname : "-", fw_esc(x->name),
+			       fw_esc(l->e->target));
+		} else {
+			printf("%-7s %-15s %-20s %s\n", fw_entry_kind_name(x->e->kind),
+			       fw_category_name(b->cat), pname ? pname : "-", fw_esc(x->name));
+		}
+		first = 0;
+	}
+	if (fw_json)
+		printf("]\n");
+	fw_tree_free(&t);
+	c = d.n ? EXIT_FINDING : EXIT_OK;
+	fw_diag_free(&d);
+	return c;
+}

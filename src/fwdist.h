@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared by main() and the subcommands: option handling, printing, exit codes. */
+#ifndef FWDIST_TOOL_H
+#define FWDIST_TOOL_H
+
+#include <stdbool.h>
+
+#include "diag.h"
+#include "tree.h"
+
+#define FWDIST_VERSION "0.1.0"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_FINDING = 1, /* a finding or a failure */
+	EXIT_USAGE = 2,
+};
+
+/* Set by main() from -C/--tree; "." by default. */
+extern const char *fw_tree_root;
+/* Global --json. */
+extern bool fw_json;
+
+/* Print "fwdist: FILE:LINE: text" for each message, to stderr. */
+void fw_print_diag(const struct fw_diag *d);
+/* Print "fwdist: message" to stderr. */
+void fw_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error: message, hint, returns EXIT_USAGE. */
+int fw_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Load the tree at fw_tree_root; print load errors; EXIT_OK or EXIT_FINDING.
+ * On success the caller owns t and d (parse findings stay in d, printed). */
+int fw_load_tree(struct fw_tree *t, struct fw_diag *d);
+
+int cmd_check(int argc, char **argv);
+int cmd_manifest(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_licenses(int argc, char **argv);
+int cmd_install(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+#endif

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist check: findings about the model, then about the files behind it. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "tree.h"
+#include "util.h"
+
+#define KIND(e) fw_entry_kind_name((e)->kind)
+
+static void check_names(const struct fw_tree *t, struct fw_diag *d)
+{
+	const struct fw_whence *w = &t->whence;
+
+	for (size_t i = 0; i < w->nentries; i++) {
+		const struct fw_whence_entry *e = &w->entries[i];
+		const struct fw_name *first = fw_tree_find(t, e->name);
+		const char *problem = fw_name_problem(e->name);
+
+		if (problem) {
+			fw_diag_add(d, w->path, e->line, "%s: %s: %s", KIND(e), fw_esc(e->name), problem);
+			continue;
+		}
+		if (e->flags & FW_E_UNQUOTED_SPACE)
+			fw_diag_add(d, w->path, e->line,
+				    "%s: %s: bare space in name (quote the name or write '\\ ')",
+				    KIND(e), fw_esc(e->name));
+		if (first && first->e != e) {
+			if (first->e->kind == e->kind)
+				fw_diag_add(d, w->path, e->line, "%s: %s: listed twice (first at line %u)",
+					    KIND(e), fw_esc(e->name), first->e->line);
+			else
+				fw_diag_add(d, w->path, e->line, "%s: %s: already listed as %s: at line %u",
+					    KIND(e), fw_esc(e->name), KIND(first->e), first->e->line);
+			continue;
+		}
+		if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE || e->kind == FW_E_LINK) &&
+		    fw_tree_is_dir(t, e->name))
+			fw_diag_add(d, w->path, e->line, "%s: %s: is also a directory of other files",
+				    KIND(e), fw_esc(e->name));
+	}
+	for (size_t i = 0; i < w->nblocks; i++)
+		if (!w->blocks[i].driver && w->blocks[i].count > 0)
+			fw_diag_add(d, w->path, w->blocks[i].line, "block has no Driver: line");
+}
+
+static void check_licences(const struct fw_tree *t, struct fw_diag *d)
+{
+	const struct fw_whence *w = &t->whence;
+
+	/* Expression problems once per licence line, not once per file. */
+	for (size_t i = 0; i < w->nlicences; i++) {
+		const struct fw_whence_licence *l = &w->licences[i];
+		const struct fw_lic_eval *ev = &t->levals[i];
+
+		if (!l->spdx)
+			continue;
+		if (ev->syntax)
+			fw_diag_add(d, w->path, l->spdx_line, "SPDX-License-Identifier: %s: %s",
+				    fw_esc(l->spdx), ev->syntax);
+		else if (ev->unknown)
+			fw_diag_add(d, w->path, l->spdx_line,
+				    "SPDX-License-Identifier: %s: licence not in %s", fw_esc(ev->unknown),
+				    FW_TREE_POLICY);
+	}
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+		const char *name = fw_esc(b->e->name);
+
+		if (b->duplicate || fw_name_problem(b->e->name))
+			continue;
+		if (!b->lic) {
+			fw_diag_add(d, w->path, b->e->line,
+				    "%s: %s: no licence (no SPDX-License-Identifier: line applies to it)",
+				    KIND(b->e), name);
+			continue;
+		}
+		if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
+			fw_diag_add(d, w->path, b->e->line,
+				    "%s: %s: free licence (%s) but no Source: for it in its block",
+				    KIND(b->e), name, fw_esc(b->lic->spdx));
+		if (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE)
+			continue;
+		if (!t->have_split)
+			continue;
+		if (b->pkg < 0) {
+			fw_diag_add(d, w->path, b->e->line, "%s: %s: in no package of %s", KIND(b->e),
+				    name, FW_TREE_SPLIT);
+			continue;
+		}
+		if (b->pkg2 >= 0)
+			fw_diag_add(d, w->path, b->e->line,
+				    "%s: %s: in two packages: %s (%s:%u) and %s (%s:%u)", KIND(b->e),
+				    name, t->split.pkgs[b->pkg].name, FW_TREE_SPLIT, b->pkg_line,
+				    t->split.pkgs[b->pkg2].name, FW_TREE_SPLIT, b->pkg2_line);
+		if (!fw_section_allows(t->split.pkgs[b->pkg].section, b->cat))
+			fw_diag_add(d, w->path, b->e->line, "%s: %s: %s blob in package %s (section %s)",
+				    KIND(b->e), name, fw_category_name(b->cat),
+				    t->split.pkgs[b->pkg].name, t->split.pkgs[b->pkg].section);
+	}
+}
+
+static void check_links(const struct fw_tree *t, struct fw_diag *d)
+{
+	const char *path = t->whence.path;
+
+	for (size_t i = 0; i < t->nlinks; i++) {
+		const struct fw_link *l = &t->links[i];
+		const char *n = fw_esc(l->e->name), *tg = fw_esc(l->e->target);
+
+		if (l->duplicate)
+			continue;
+		switch (l->state) {
+		case FW_LINK_OK:
+		case FW_LINK_BAD_NAME: /* reported with the names */
+			break;
+		case FW_LINK_OUTSIDE:
+			fw_diag_add(d, path, l->e->line, "Link: %s -> %s: target resolves outside the tree",
+				    n, tg);
+			break;
+		case FW_LINK_MISSING:
+			fw_diag_add(d, path, l->e->line, "Link: %s -> %s: target %s is not in the tree",
+				    n, tg, fw_esc(l->resolved));
+			break;
+		case FW_LINK_TO_LINK:
+			fw_diag_add(d, path, l->e->line,
+				    "Link: %s -> %s: target %s is itself a link (line %u)", n, tg,
+				    fw_esc(l->resolved), t->links[l->via].e->line);
+			break;
+		case FW_LINK_LOOP:
+			fw_diag_add(d, path, l->e->line, "Link: %s -> %s: links form a loop", n, tg);
+			break;
+		}
+	}
+}
+
+static void check_split(const struct fw_tree *t, struct fw_diag *d)
+{
+	for (size_t p = 0; p < t->split.npkgs; p++) {
+		bool used = false;
+
+		for (size_t i = 0; i < t->nblobs && !used; i++)
+			used = t->blobs[i].pkg == (int)p && !t->blobs[i].duplicate;
+		if (!used)
+			fw_diag_add(d, FW_TREE_SPLIT, t->split.pkgs[p].line, "%s: takes no blob",
+				    t->split.pkgs[p].name);
+	}
+}
+
+void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d)
+{
+	if (!t->have_sums)
+		fw_diag_add(d, FW_TREE_SUMS, 0, "missing (run fwdist manifest)");
+	if (!t->have_policy)
+		fw_diag_add(d, FW_TREE_POLICY, 0, "missing: every licence needs a policy line");
+	if (!t->have_split)
+		fw_diag_add(d, FW_TREE_SPLIT, 0, "missing: the package split is required");
+	check_names(t, d);
+	check_licences(t, d);
+	check_links(t, d);
+	check_split(t, d);
+}
+
+/* ---- files ---- */
+
+struct walk {
+	const struct fw_tree *t;
+	struct fw_diag *d;
+	bool *blob_seen;   /* per blob */
+	bool *source_seen; /* per whence entry */
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names of a directory's entries, sorted so reports come in a stable order. */
+static int read_dir_sorted(int dfd, char ***namesp, size_t *np)
+{
+	int fd = dup(dfd);
+	DIR *dir;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	rewinddir(dir);
+	errno = 0;
+	while ((de = readdir(dir))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fw_grow(&names, &cap, n, sizeof(*names)) < 0 || !(names[n] = strdup(de->d_name))) {
+			for (size_t i = 0; i < n; i++)
+				free(names[i]);
+			free(names);
+			closedir(dir);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	closedir(dir);
+	qsort(names, n, sizeof(*names), cmp_str);
+	*namesp = names;
+	*np = n;
+	return 0;
+}
+
+static bool under_source_dir(const struct walk *wk, const char *rel)
+{
+	const struct fw_whence *w = &wk->t->whence;
+
+	for (size_t i = 0; i < w->nentries; i++) {
+		const struct fw_whence_entry *e = &w->entries[i];
+		size_t n = strlen(e->name);
+
+		if (e->kind == FW_E_SOURCE && strncmp(rel, e->name, n) == 0 && rel[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const char *rel,
+			    const struct stat *st, long bi)
+{
+	const struct fw_tree *t = wk->t;
+	const struct fw_blob *b = &t->blobs[bi];
+	const char *wp = t->whence.path;
+	uint8_t dig[FW_SHA256_LEN];
+	uint64_t size;
+	int fd, r;
+
+	wk->blob_seen[bi] = true;
+	if (b->cat == FW_CAT_UNDISTRIBUTABLE) {
+		fw_diag_add(wk->d, wp, b->e->line,
+			    "%s: %s: licence %s is undistributable: the blob must not be in the tree",
+			    KIND(b->e), fw_esc(rel), fw_esc(b->lic->spdx));
+		return;
+	}
+	if (st->st_mode & 0111)
+		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: executable bit set (mode %04o)", KIND(b->e),
+			    fw_esc(rel), (unsigned)(st->st_mode & 07777));
+	if (!b->sum) {
+		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: no checksum in %s (run fwdist manifest)",
+			    KIND(b->e), fw_esc(rel), FW_TREE_SUMS);
+		return;
+	}
+	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: cannot open: %s", fw_esc(rel),
+			    strerror(errno));
+		return;
+	}
+	r = fw_sha256_fd(fd, dig, &size);
+	close(fd);
+	if (r < 0) {
+		fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: cannot read: %s", fw_esc(rel), strerror(-r));
+		return;
+	}
+	if (size != b->sum->size) {
+		fw_diag_add(wk->d, FW_TREE_SUMS, b->sum->line,
+			    "%s: size mismatch: manifest %llu bytes, file %llu bytes", fw_esc(rel),
+			    (unsigned long long)b->sum->size, (unsigned long long)size);
+	} else if (memcmp(dig, b->sum->sha256, sizeof(dig)) != 0) {
+		char want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1];
+
+		fw_sha256_hex(b->sum->sha256, want);
+		fw_sha256_hex(dig, got);
+		fw_diag_add(wk->d, FW_TREE_SUMS, b->sum->line,
+			    "%s: SHA-256 mismatch: manifest %s, file %s", fw_esc(rel), want, got);
+	}
+}
+
+static int walk_dir(struct walk *wk, int dfd, const char *prefix, int depth)
+{
+	const struct fw_tree *t = wk->t;
+	const char *wp = t->whence.path;
+	char **names;
+	size_t n;
+	int r = read_dir_sorted(dfd, &names, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char *rel = *prefix ? fw_asprintf("%s/%s", prefix, names[i]) : strdup(names[i]);
+		const struct fw_name *x;
+
+		if (!rel) {
+			r = -ENOMEM;
+			break;
+		}
+		x = fw_tree_find(t, rel);
+		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: %s", fw_esc(rel), strerror(errno));
+		} else if (x && x->e->kind != FW_E_SOURCE && x->e->kind != FW_E_LINK &&
+			   !S_ISREG(st.st_mode)) {
+			/* Listed as File:/RawFile:, but not a regular file. */
+			fw_diag_add(wk->d, wp, x->e->line, "%s: %s: is %s", KIND(x->e), fw_esc(rel),
+				    S_ISDIR(st.st_mode) ? "a directory" :
+				    S_ISLNK(st.st_mode) ? "a symlink (links are Link: lines)" :
+							  "not a regular file");
+			if (x->blob >= 0)
+				wk->blob_seen[x->blob] = true;
+		} else if (x && x->e->kind == FW_E_LINK) {
+			fw_diag_add(wk->d, wp, x->e->line,
+				    "Link: %s: a file of that name is in %s/ (install creates links)",
+				    fw_esc(rel), FW_TREE_FIRMWARE);
+		} else if (x && x->e->kind == FW_E_SOURCE) {
+			wk->source_seen[x->e - t->whence.entries] = true;
+		} else if (x && x->blob >= 0) {
+			check_blob_file(wk, dfd, names[i], rel, &st, x->blob);
+		} else if (S_ISDIR(st.st_mode)) {
+			int sub;
+
+			if (depth > 64) {
+				fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: directories nested too deeply",
+					    fw_esc(rel));
+			} else if ((sub = openat(dfd, names[i],
+						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+				fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: %s", fw_esc(rel),
+					    strerror(errno));
+			} else {
+				r = walk_dir(wk, sub, rel, depth + 1);
+				close(sub);
+			}
+		} else if (!under_source_dir(wk, rel)) {
+			const char *problem = fw_name_problem(rel);
+
+			if (problem)
+				fw_diag_add(wk->d, FW_TREE_FIRMWARE "/", 0, "%s: %s", fw_esc(rel), problem);
+			else if (S_ISLNK(st.st_mode))
+				fw_diag_add(wk->d, FW_TREE_FIRMWARE "/", 0,
+					    "%s: symlink not listed in WHENCE (links are Link: lines)",
+					    fw_esc(rel));
+			else
+				fw_diag_add(wk->d, FW_TREE_FIRMWARE "/", 0, "%s: not listed in WHENCE",
+					    fw_esc(rel));
+		}
+		free(rel);
+		if (r < 0)
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
+static int check_licence_texts(const struct fw_tree *t, struct fw_diag *d)
+{
+	int dfd = openat(t->rootfd, FW_TREE_LICENSES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	if (dfd < 0) {
+		fw_diag_add(d, FW_TREE_LICENSES "/", 0, "cannot open: %s", strerror(errno));
+		return 0;
+	}
+	for (size_t i = 0; i < t->policy.n; i++) {
+		const struct fw_policy_entry *p = &t->policy.v[i];
+		char *f = fw_asprintf("%s.txt", p->id);
+		struct stat st;
+
+		if (!f) {
+			close(dfd);
+			return -ENOMEM;
+		}
+		if (fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			fw_diag_add(d, t->policy.path, p->line, "%s: no licence text %s/%s", p->id,
+				    FW_TREE_LICENSES, f);
+		free(f);
+	}
+	r = read_dir_sorted(dfd, &names, &n);
+	close(dfd);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+		char *stem;
+
+		if (len <= 4 || strcmp(names[i] + len - 4, ".txt") != 0) {
+			fw_diag_add(d, FW_TREE_LICENSES "/", 0,
+				    "%s: not a licence text (expected LICENSES/<id>.txt)", fw_esc(names[i]));
+			continue;
+		}
+		stem = fw_strndup(names[i], len - 4);
+		if (stem && !fw_policy_find(&t->policy, stem))
+			fw_diag_add(d, FW_TREE_LICENSES "/", 0, "%s: not in %s", fw_esc(names[i]),
+				    FW_TREE_POLICY);
+		free(stem);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return 0;
+}
+
+int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d)
+{
+	struct walk wk = { .t = t, .d = d };
+	const char *wp = t->whence.path;
+	int dfd, r = 0;
+
+	wk.blob_seen = calloc(t->nblobs + 1, sizeof(bool));
+	wk.source_seen = calloc(t->whence.nentries + 1, sizeof(bool));
+	if (!wk.blob_seen || !wk.source_seen) {
+		r = -ENOMEM;
+		goto out;
+	}
+	dfd = openat(t->rootfd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		fw_diag_add(d, FW_TREE_FIRMWARE "/", 0, "cannot open: %s", strerror(errno));
+	} else {
+		r = walk_dir(&wk, dfd, "", 0);
+		close(dfd);
+		if (r < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+
+		/* An undistributable File: documents a blob we refuse to
+		 * ship: its absence is the correct state. */
+		if (wk.blob_seen[i] || b->duplicate || fw_name_problem(b->e->name) ||
+		    b->cat == FW_CAT_UNDISTRIBUTABLE)
+			continue;
+		fw_diag_add(d, wp, b->e->line, "%s: %s: no such file in %s/", KIND(b->e),
+			    fw_esc(b->e->name), FW_TREE_FIRMWARE);
+	}
+	for (size_t i = 0; i < t->whence.nentries; i++) {
+		const struct fw_whence_entry *e = &t->whence.entries[i];
+		const struct fw_name *x = fw_tree_find(t, e->name);
+
+		if (e->kind != FW_E_SOURCE || wk.source_seen[i] || !x || x->e != e ||
+		    fw_name_problem(e->name))
+			continue;
+		fw_diag_add(d, wp, e->line, "Source: %s: no such file in %s/", fw_esc(e->name),
+			    FW_TREE_FIRMWARE);
+	}
+	for (size_t i = 0; i < t->sums.n; i++) {
+		const struct fw_sum *s = &t->sums.v[i];
+		const struct fw_name *x = fw_tree_find(t, s->name);
+
+		if (!x || x->blob < 0)
+			fw_diag_add(d, t->sums.path, s->line, "%s: no File: or RawFile: of that name in %s",
+				    fw_esc(s->name), wp);
+	}
+	r = check_licence_texts(t, d);
+out:
+	free(wk.blob_seen);
+	free(wk.source_seen);
+	return r;
+}

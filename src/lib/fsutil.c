@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Filesystem helpers: opening beneath a directory without following symlinks, atomic writes. */
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static int try_openat2(int dirfd, const char *name, int flags, mode_t mode)
+{
+#ifdef SYS_openat2
+	struct open_how how = {
+		.flags = (unsigned)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+
+	if (fd < 0)
+		return -errno;
+	return (int)fd;
+#else
+	(void)dirfd, (void)name, (void)flags, (void)mode;
+	return -ENOSYS;
+#endif
+}
+
+static int walk_open(int dirfd, const char *name, int flags, mode_t mode)
+{
+	const char *leaf;
+	int pfd = fw_open_parent(dirfd, name, 0, &leaf), fd;
+
+	if (pfd < 0)
+		return pfd;
+	fd = openat(pfd, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	fd = fd < 0 ? -errno : fd;
+	if (pfd != dirfd)
+		close(pfd);
+	return fd;
+}
+
+int fw_open_beneath(int dirfd, const char *name, int flags, mode_t mode)
+{
+	static int have_openat2 = 1;
+	int fd;
+
+	if (fw_name_problem(name))
+		return -EINVAL;
+	if (__atomic_load_n(&have_openat2, __ATOMIC_RELAXED)) {
+		fd = try_openat2(dirfd, name, flags, mode);
+		/* ENOSYS: old kernel; EPERM: a seccomp filter refusing it. */
+		if (fd != -ENOSYS && fd != -EPERM)
+			return fd == -EXDEV ? -ELOOP : fd;
+		__atomic_store_n(&have_openat2, 0, __ATOMIC_RELAXED);
+	}
+	return walk_open(dirfd, name, flags, mode);
+}
+
+int fw_open_parent(int dirfd, const char *name, int create, const char **leaf)
+{
+	const char *p = name, *slash;
+	int cur = dirfd;
+
+	while ((slash = strchr(p, '/'))) {
+		char comp[256];
+		size_t n = (size_t)(slash - p);
+		int next;
+
+		if (n == 0 || n >= sizeof(comp)) {
+			if (cur != dirfd)
+				close(cur);
+			return -EINVAL;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		/* O_NOFOLLOW|O_DIRECTORY: a symlink planted in place of a
+		 * directory fails with ELOOP or ENOTDIR instead of leading out. */
+		next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(cur, comp, 0755) < 0 && errno != EEXIST) {
+				int e = -errno;
+
+				if (cur != dirfd)
+					close(cur);
+				return e;
+			}
+			next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			int e = errno == ENOTDIR ? -ENOTDIR : errno == ELOOP ? -ELOOP : -errno;
+			struct stat st;
+
+			/* openat(O_NOFOLLOW|O_DIRECTORY) on a symlink gives ENOTDIR on Linux. */
+			if (e == -ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				e = -ELOOP;
+			if (cur != dirfd)
+				close(cur);
+			return e;
+		}
+		if (cur != dirfd)
+			close(cur);
+		cur = next;
+		p = slash + 1;
+	}
+	*leaf = p;
+	return cur;
+}
+
+int fw_tmp_create(int dirfd, const char *leaf, char *tmpname, size_t tmplen)
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char rnd[6];
+		char suffix[7];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return -EIO;
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			suffix[i] = alnum[rnd[i] % (sizeof(alnum) - 1)];
+		suffix[6] = '\0';
+		/* Keep the name within NAME_MAX: long leaves are cut, the
+		 * random suffix keeps it unique. */
+		if (snprintf(tmpname, tmplen, ".%.200s.fwdist-%s", leaf, suffix) >= (int)tmplen)
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int fw_tmp_commit(int dirfd, int fd, const char *tmpname, const char *leaf, mode_t mode)
+{
+	int r = 0;
+
+	/* Durable before visible: the data reaches the disk before the
+	 * rename publishes it, and the directory after, so a crash leaves
+	 * either the old or the new file, never an empty one. */
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0)
+		r = -errno;
+	if (!r && renameat(dirfd, tmpname, dirfd, leaf) < 0)
+		r = -errno;
+	if (r) {
+		unlinkat(dirfd, tmpname, 0);
+		return r;
+	}
+	if (fsync(dirfd) < 0 && errno != EINVAL)
+		return -errno;
+	return 0;
+}
+
+int fw_write_atomic(int dirfd, const char *path, const void *buf, size_t len, mode_t mode)
+{
+	char tmp[320];
+	const char *leaf;
+	int pfd = fw_open_parent(dirfd, path, 0, &leaf), fd, r;
+
+	if (pfd < 0)
+		return pfd;
+	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
+	if (fd < 0) {
+		r = fd;
+		goto out;
+	}
+	r = fw_write_all(fd, buf, len);
+	if (r == 0)
+		r = fw_tmp_commit(pfd, fd, tmp, leaf, mode);
+	else
+		unlinkat(pfd, tmp, 0);
+	close(fd);
+out:
+	if (pfd != dirfd)
+		close(pfd);
+	return r;
+}

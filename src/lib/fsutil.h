@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Filesystem helpers: opening beneath a directory without following symlinks, atomic writes. */
+#ifndef FWDIST_FSUTIL_H
+#define FWDIST_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Open name (relative, "a/b/c") beneath dirfd, following no symlink in any
+ * component and never leaving dirfd: openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS) where the kernel has it, else a component walk with
+ * O_NOFOLLOW. flags are open(2) flags for the last component (O_NOFOLLOW and
+ * O_CLOEXEC are added). Returns an fd or -errno (-ELOOP for a symlink). */
+int fw_open_beneath(int dirfd, const char *name, int flags, mode_t mode);
+
+/* Open the directory holding name beneath dirfd (creating missing
+ * directories with mode 0755 if create is set) and return its fd; *leaf
+ * points into name at the last component. -errno on failure; a symlink or
+ * non-directory in the way gives -ELOOP / -ENOTDIR. */
+int fw_open_parent(int dirfd, const char *name, int create, const char **leaf);
+
+/* Create a new temporary file ".LEAF.fwdist-XXXXXX" in dirfd (O_EXCL,
+ * O_NOFOLLOW, mode 0600 until committed). Writes its name to tmpname
+ * (at least 300 bytes). Returns an fd or -errno. */
+int fw_tmp_create(int dirfd, const char *leaf, char *tmpname, size_t tmplen);
+
+/* fsync fd, set mode, rename dirfd/tmpname over dirfd/leaf, fsync dirfd.
+ * On failure the temporary file is removed. 0 or -errno. */
+int fw_tmp_commit(int dirfd, int fd, const char *tmpname, const char *leaf, mode_t mode);
+
+/* Write buf to dirfd/path atomically (temporary file, fsync, rename,
+ * fsync of the directory). 0 or -errno; nothing is left behind on failure. */
+int fw_write_atomic(int dirfd, const char *path, const void *buf, size_t len, mode_t mode);
+
+#endif

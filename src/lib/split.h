@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* manifests/packages: which binary packages exist and which blobs each takes. */
+#ifndef FWDIST_SPLIT_H
+#define FWDIST_SPLIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "policy.h"
+
+#define FW_SPLIT_HEADER "# fwdist package split 1"
+
+enum fw_sel_kind {
+	FW_SEL_CATEGORY, /* category:free */
+	FW_SEL_PATH,     /* path:GLOB, fnmatch on the request name; '*' crosses '/' */
+	FW_SEL_DRIVER,   /* driver:GLOB on the block's Driver: text (its first word) */
+	FW_SEL_LICENCE,  /* licence:ID, an id the blob's SPDX expression names */
+};
+
+struct fw_selector {
+	enum fw_sel_kind kind;
+	bool negate; /* "!path:..." */
+	char *value;
+	enum fw_category cat;
+};
+
+struct fw_split_rule {
+	unsigned pkg; /* index into pkgs */
+	unsigned line;
+	struct fw_selector *sel;
+	size_t nsel;
+};
+
+struct fw_package {
+	char *name;
+	char *section; /* main, contrib, non-free, non-free-firmware */
+	unsigned line; /* first line naming it */
+};
+
+struct fw_split {
+	char *path;
+	struct fw_package *pkgs;
+	size_t npkgs, cap_pkgs;
+	struct fw_split_rule *rules;
+	size_t nrules, cap_rules;
+};
+
+/* Lines: PACKAGE SECTION SELECTOR... ; all selectors of a line must match,
+ * several lines for one package add up. */
+int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t len,
+		   struct fw_diag *d);
+void fw_split_free(struct fw_split *s);
+int fw_split_find(const struct fw_split *s, const char *name);
+
+/* What a rule needs to know about a blob. */
+struct fw_blob_facts {
+	const char *name;
+	const char *driver;
+	const char *spdx;
+	enum fw_category cat;
+};
+bool fw_rule_matches(const struct fw_split_rule *r, const struct fw_blob_facts *f);
+/* Section a category may go to: main takes only free blobs. */
+bool fw_section_allows(const char *section, enum fw_category cat);
+
+#endif

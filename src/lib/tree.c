@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The model of a firmware tree: load WHENCE, manifests/ and LICENSES/ once, cross-reference them. */
+#include "tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct unknown_ctx {
+	const struct fw_policy *p;
+	char **unknown;
+};
+
+static int find_unknown(void *ctx, const char *id, size_t len)
+{
+	struct unknown_ctx *u = ctx;
+	char buf[256];
+
+	if (*u->unknown || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, id, len);
+	buf[len] = '\0';
+	if (!fw_policy_find(u->p, buf)) {
+		*u->unknown = strdup(buf);
+		if (!*u->unknown)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Read one of the manifests; a missing file leaves an empty model (check
+ * reports it), an unreadable one is reported here. */
+static int load_text(struct fw_tree *t, const char *path, bool *have, char **buf, size_t *len,
+		     struct fw_diag *d)
+{
+	int r = fw_read_text(t->rootfd, path, buf, len);
+
+	*have = r == 0;
+	if (r == -ENOENT) {
+		*buf = NULL;
+		*len = 0;
+		return 0;
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		fw_diag_add(d, path, 0, "cannot read: %s", strerror(-r));
+		*buf = NULL;
+		*len = 0;
+	}
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct fw_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->e->line < y->e->line ? -1 : x->e->line > y->e->line;
+}
+
+static int add_dirs(struct fw_tree *t, const char *name, size_t *cap)
+{
+	const char *p = name;
+
+	while ((p = strchr(p, '/'))) {
+		char *dir = fw_strndup(name, (size_t)(p - name));
+
+		if (!dir || fw_grow(&t->dirs, cap, t->ndirs, sizeof(*t->dirs)) < 0) {
+			free(dir);
+			return -ENOMEM;
+		}
+		t->dirs[t->ndirs++] = dir;
+		p++;
+	}
+	return 0;
+}
+
+static int build_index(struct fw_tree *t)
+{
+	struct fw_whence *w = &t->whence;
+	size_t nb = 0, nl = 0, cap_dirs = 0, out;
+
+	for (size_t i = 0; i < w->nentries; i++) {
+		struct fw_whence_entry *e = &w->entries[i];
+		size_t n = strlen(e->name);
+
+		/* "Source: cis/" names a directory of sources. */
+		if (e->kind == FW_E_SOURCE && n > 1 && e->name[n - 1] == '/')
+			e->name[n - 1] = '\0';
+		if (e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE)
+			nb++;
+		else if (e->kind == FW_E_LINK)
+			nl++;
+	}
+	t->blobs = calloc(nb ? nb : 1, sizeof(*t->blobs));
+	t->links = calloc(nl ? nl : 1, sizeof(*t->links));
+	t->index = calloc(w->nentries ? w->nentries : 1, sizeof(*t->index));
+	if (!t->blobs || !t->links || !t->index)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nentries; i++) {
+		struct fw_whence_entry *e = &w->entries[i];
+		struct fw_name *x = &t->index[t->nindex++];
+
+		x->name = e->name;
+		x->e = e;
+		x->blob = x->link = -1;
+		if (e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) {
+			struct fw_blob *b = &t->blobs[t->nblobs];
+
+			b->e = e;
+			b->pkg = b->pkg2 = -1;
+			x->blob = (long)t->nblobs++;
+		} else if (e->kind == FW_E_LINK) {
+			struct fw_link *l = &t->links[t->nlinks];
+
+			l->e = e;
+			l->blob = l->via = -1;
+			x->link = (long)t->nlinks++;
+		}
+	}
+	qsort(t->index, t->nindex, sizeof(*t->index), cmp_name);
+	/* Keep the first listing of each name; mark the others. */
+	out = 0;
+	for (size_t i = 0; i < t->nindex; i++) {
+		struct fw_name *x = &t->index[i];
+
+		if (out > 0 && strcmp(t->index[out - 1].name, x->name) == 0) {
+			if (x->blob >= 0)
+				t->blobs[x->blob].duplicate = true;
+			if (x->link >= 0)
+				t->links[x->link].duplicate = true;
+			continue;
+		}
+		t->index[out++] = *x;
+	}
+	t->nindex = out;
+	for (size_t i = 0; i < t->nblobs; i++)
+		if (!t->blobs[i].duplicate && !fw_name_problem(t->blobs[i].e->name) &&
+		    add_dirs(t, t->blobs[i].e->name, &cap_dirs) < 0)
+			return -ENOMEM;
+	qsort(t->dirs, t->ndirs, sizeof(*t->dirs), fw_strcmp_ptr);
+	out = 0;
+	for (size_t i = 0; i < t->ndirs; i++) {
+		if (out > 0 && strcmp(t->dirs[out - 1], t->dirs[i]) == 0) {
+			free(t->dirs[i]);
+			continue;
+		}
+		t->dirs[out++] = t->dirs[i];
+	}
+	t->ndirs = out;
+	return 0;
+}
+
+static int resolve_licences(struct fw_tree *t)
+{
+	struct fw_whence *w = &t->whence;
+	struct fw_lic_eval *ev = calloc(w->nlicences ? w->nlicences : 1, sizeof(*ev));
+
+	t->levals = ev;
+	if (!ev)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nlicences; i++) {
+		struct unknown_ctx u = { .p = &t->policy, .unknown = &ev[i].unknown };
+		int r;
+
+		ev[i].cat = FW_CAT_UNKNOWN;
+		if (!w->licences[i].spdx)
+			continue;
+		r = fw_spdx_eval(&t->policy, w->licences[i].spdx, &ev[i].cat, find_unknown, &u,
+				 &ev[i].syntax);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			ev[i].cat = FW_CAT_UNKNOWN;
+	}
+	for (size_t i = 0; i < t->nblobs; i++) {
+		struct fw_blob *b = &t->blobs[i];
+		const struct fw_whence_block *blk = &w->blocks[b->e->block];
+
+		b->driver = blk->driver;
+		b->licence_cat = FW_CAT_UNKNOWN;
+		if (b->e->licence) {
+			b->lev = &ev[b->e->licence - 1];
+			b->lic = &w->licences[b->e->licence - 1];
+			b->licence_cat = b->lev->cat;
+			if (!b->lic->spdx) {
+				b->lic = NULL;
+				b->lev = NULL;
+			}
+		}
+		/* Free means DFSG-free *and* built from source in the tree:
+		 * without a Source: the blob is binary-only, whatever its
+		 * licence says, so it never lands in main. */
+		b->cat = b->licence_cat;
+		if (b->cat == FW_CAT_FREE && b->e->group == 0)
+			b->cat = FW_CAT_NONFREE;
+	}
+	return 0;
+}
+
+static void assign_packages(struct fw_tree *t)
+{
+	for (size_t i = 0; i < t->nblobs; i++) {
+		struct fw_blob *b = &t->blobs[i];
+		struct fw_blob_facts f = {
+			.name = b->e->name,
+			.driver = b->driver,
+			.spdx = b->lic ? b->lic->spdx : NULL,
+			.cat = b->cat,
+		};
+
+		if (b->duplicate || (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE))
+			continue;
+		for (size_t r = 0; r < t->split.nrules; r++) {
+			const struct fw_split_rule *rule = &t->split.rules[r];
+
+			if (!fw_rule_matches(rule, &f))
+				continue;
+			if (b->pkg < 0) {
+				b->pkg = (int)rule->pkg;
+				b->pkg_line = rule->line;
+			} else if ((int)rule->pkg != b->pkg && b->pkg2 < 0) {
+				b->pkg2 = (int)rule->pkg;
+				b->pkg2_line = rule->line;
+			}
+		}
+	}
+}
+
+static void resolve_links(struct fw_tree *t)
+{
+	for (size_t i = 0; i < t->nlinks; i++) {
+		struct fw_link *l = &t->links[i];
+		const struct fw_name *x;
+		bool outside;
+
+		if (l->duplicate)
+			continue;
+		if (fw_name_problem(l->e->name)) {
+			l->state = FW_LINK_BAD_NAME;
+			continue;
+		}
+		l->resolved = fw_link_resolve(l->e->name, l->e->target, &outside);
+		if (!l->resolved) {
+			/* NULL without outside is ENOMEM: the check reports it as outside
+			 * rather than pass it. */
+			l->state = FW_LINK_OUTSIDE;
+			continue;
+		}
+		if (fw_name_problem(l->resolved)) {
+			l->state = FW_LINK_OUTSIDE;
+			continue;
+		}
+		x = fw_tree_find(t, l->resolved);
+		if (x && x->blob >= 0) {
+			l->blob = x->blob;
+			l->state = FW_LINK_OK;
+		} else if (x && x->link >= 0) {
+			l->via = x->link;
+			l->state = FW_LINK_TO_LINK;
+		} else if (fw_tree_is_dir(t, l->resolved)) {
+			l->to_dir = true;
+			l->state = FW_LINK_OK;
+		} else {
+			l->state = FW_LINK_MISSING;
+		}
+	}
+	/* A chain of links that comes back to where it started is a loop;
+	 * report that rather than "target is a link". */
+	for (size_t i = 0; i < t->nlinks; i++) {
+		struct fw_link *l = &t->links[i];
+		long cur = l->via;
+
+		if (l->state != FW_LINK_TO_LINK)
+			continue;
+		for (size_t steps = 0; cur >= 0 && steps <= t->nlinks; steps++) {
+			if (cur == (long)i) {
+				l->state = FW_LINK_LOOP;
+				break;
+			}
+			if (t->links[cur].state != FW_LINK_TO_LINK)
+				break;
+			cur = t->links[cur].via;
+		}
+	}
+}
+
+int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
+{
+	char *buf = NULL;
+	size_t len;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	t->rootfd = -1;
+	t->root = strdup(root);
+	if (!t->root)
+		return -ENOMEM;
+	t->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->rootfd < 0)
+		return -errno;
+	r = fw_whence_load(&t->whence, t->rootfd, FW_TREE_WHENCE, FW_TREE_WHENCE, d);
+	if (r < 0)
+		return r;
+
+	r = load_text(t, FW_TREE_SUMS, &t->have_sums, &buf, &len, d);
+	if (r == 0)
+		r = fw_sums_parse(&t->sums, FW_TREE_SUMS, buf ? buf : "", len, t->have_sums ? d : NULL);
+	free(buf);
+	buf = NULL;
+	if (r < 0)
+		return r;
+	r = load_text(t, FW_TREE_POLICY, &t->have_policy, &buf, &len, d);
+	if (r == 0)
+		r = fw_policy_parse(&t->policy, FW_TREE_POLICY, buf ? buf : "", len,
+				    t->have_policy ? d : NULL);
+	free(buf);
+	buf = NULL;
+	if (r < 0)
+		return r;
+	r = load_text(t, FW_TREE_SPLIT, &t->have_split, &buf, &len, d);
+	if (r == 0)
+		r = fw_split_parse(&t->split, FW_TREE_SPLIT, buf ? buf : "", len,
+				   t->have_split ? d : NULL);
+	free(buf);
+	if (r < 0)
+		return r;
+
+	r = build_index(t);
+	if (r == 0)
+		r = resolve_licences(t);
+	if (r == 0) {
+		assign_packages(t);
+		resolve_links(t);
+		for (size_t i = 0; i < t->nblobs; i++)
+			t->blobs[i].sum = fw_sums_find(&t->sums, t->blobs[i].e->name);
+	}
+	return r;
+}
+
+void fw_tree_free(struct fw_tree *t)
+{
+	for (size_t i = 0; t->levals && i < t->whence.nlicences; i++)
+		free(t->levals[i].unknown);
+	free(t->levals);
+	for (size_t i = 0; i < t->nlinks; i++)
+		free(t->links[i].resolved);
+	for (size_t i = 0; i < t->ndirs; i++)
+		free(t->dirs[i]);
+	free(t->dirs);
+	free(t->blobs);
+	free(t->links);
+	free(t->index);
+	fw_whence_free(&t->whence);
+	fw_sums_free(&t->sums);
+	fw_policy_free(&t->policy);
+	fw_split_free(&t->split);
+	if (t->rootfd >= 0)
+		close(t->rootfd);
+	free(t->root);
+	memset(t, 0, sizeof(*t));
+	t->rootfd = -1;
+}
+
+static int cmp_key_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct fw_name *)elem)->name);
+}
+
+const struct fw_name *fw_tree_find(const struct fw_tree *t, const char *name)
+{
+	if (!t->nindex)
+		return NULL;
+	return bsearch(name, t->index, t->nindex, sizeof(*t->index), cmp_key_name);
+}
+
+bool fw_tree_is_dir(const struct fw_tree *t, const char *name)
+{
+	if (!t->ndirs)
+		return false;
+	return bsearch(&name, t->dirs, t->ndirs, sizeof(*t->dirs), fw_strcmp_ptr) != NULL;
+}
+
+const char *fw_blob_package(const struct fw_tree *t, const struct fw_blob *b)
+{
+	return b->pkg >= 0 ? t->split.pkgs[b->pkg].name : NULL;
+}

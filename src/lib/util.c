@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by the library: growable arrays, file reading, escaping. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fw_grow(void *v, size_t *cap, size_t n, size_t elem)
+{
+	void **pv = v;
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap < n + 1 || ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	p = realloc(*pv, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*pv = p;
+	*cap = ncap;
+	return 0;
+}
+
+char *fw_strndup(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *fw_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+int fw_read_text(int dirfd, const char *path, char **bufp, size_t *lenp)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0, cap;
+	int fd, r;
+
+	/* O_NOFOLLOW: a manifest replaced by a symlink is refused, not followed. */
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ELOOP ? -EINVAL : -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		goto fail;
+	}
+	if ((uint64_t)st.st_size > FW_TEXT_MAX) {
+		r = -EFBIG;
+		goto fail;
+	}
+	cap = (size_t)st.st_size + 1;
+	buf = malloc(cap);
+	if (!buf) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	/* read() until EOF: the size from fstat is a hint, the file may change. */
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb;
+
+			if (cap > FW_TEXT_MAX) {
+				r = -EFBIG;
+				goto fail;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > FW_TEXT_MAX) {
+		r = -EFBIG;
+		goto fail;
+	}
+	buf[len] = '\0';
+	close(fd);
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+int fw_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+const char *fw_esc(const char *s)
+{
+	static _Thread_local char ring[4][4 * FW_LINE_MAX + 16];
+	static _Thread_local unsigned slot;
+	char *out = ring[slot++ % 4], *o = out;
+	char *end = out + sizeof(ring[0]) - 5;
+
+	for (; *s && o < end; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f) {
+			o += sprintf(o, "\\x%02x", c);
+		} else if (c == '\\') {
+			*o++ = '\\';
+			*o++ = '\\';
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+const char *fw_name_problem(const char *name)
+{
+	const char *p = name, *comp = name;
+
+	if (!*name)
+		return "empty name";
+	if (*name == '/')
+		return "absolute name";
+	if (strlen(name) >= 4096)
+		return "name longer than 4095 bytes";
+	for (;; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '/' || c == '\0') {
+			size_t n = (size_t)(p - comp);
+
+			if (n == 0)
+				return c ? "empty path component" : "trailing slash";
+			if (n == 1 && comp[0] == '.')
+				return "'.' path component";
+			if (n == 2 && comp[0] == '.' && comp[1] == '.')
+				return "'..' path component";
+			if (n > 255)
+				return "path component longer than 255 bytes";
+			if (!c)
+				break;
+			comp = p + 1;
+			continue;
+		}
+		if (c == '\n')
+			return "newline in name";
+		if (c < 0x20 || c == 0x7f)
+			return "control character in name";
+		/* Backslash is refused: sha256sum escapes names that hold one,
+		 * so the checksum file could no longer be read by both. */
+		if (c == '\\')
+			return "backslash in name";
+	}
+	return NULL;
+}
+
+char *fw_link_resolve(const char *link, const char *target, bool *outside)
+{
+	size_t cap = strlen(link) + strlen(target) + 2;
+	char *out = malloc(cap), *tmp;
+	const char *slash = strrchr(link, '/');
+	size_t olen = 0;
+	const char *p;
+
+	*outside = false;
+	if (!out)
+		return NULL;
+	if (*target == '/') {
+		*outside = true;
+		free(out);
+		return NULL;
+	}
+	tmp = malloc(cap);
+	if (!tmp) {
+		free(out);
+		return NULL;
+	}
+	if (slash)
+		snprintf(tmp, cap, "%.*s/%s", (int)(slash - link), link, target);
+	else
+		snprintf(tmp, cap, "%s", target);
+	/* Walk the components, popping on "..": popping past the root means
+	 * the link leaves the tree. */
+	p = tmp;
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* skip */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (olen == 0) {
+				*outside = true;
+				free(tmp);
+				free(out);
+				return NULL;
+			}
+			while (olen > 0 && out[olen - 1] != '/')
+				olen--;
+			if (olen > 0)
+				olen--; /* the slash */
+		} else {
+			if (olen)
+				out[olen++] = '/';
+			memcpy(out + olen, p, n);
+			olen += n;
+		}
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	out[olen] = '\0';
+	free(tmp);
+	if (olen == 0) {
+		/* The link resolves to the tree's root itself. */
+		*outside = true;
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+char *fw_relpath(const char *from, const char *to)
+{
+	size_t common = 0, i, ups = 0;
+	const char *rest;
+	char *out, *o;
+
+	/* Longest common directory prefix (whole components). */
+	for (i = 0; from[i] && to[i] && from[i] == to[i]; i++)
+		if (from[i] == '/')
+			common = i + 1;
+	for (i = common; from[i]; i++)
+		if (from[i] == '/')
+			ups++;
+	rest = to + common;
+	out = malloc(ups * 3 + strlen(rest) + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (i = 0; i < ups; i++) {
+		memcpy(o, "../", 3);
+		o += 3;
+	}
+	strcpy(o, rest);
+	return out;
+}
+
+int fw_strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int fw_lines_next(struct fw_lines *it, const char **ls, const char **le)
+{
+	const char *nl;
+
+	if (it->s >= it->end)
+		return 0;
+	nl = memchr(it->s, '\n', (size_t)(it->end - it->s));
+	*ls = it->s;
+	*le = nl ? nl : it->end;
+	it->s = nl ? nl + 1 : it->end;
+	it->line++;
+	return 1;
+}
+
+const char *fw_field(const char **p, const char *e, size_t *len)
+{
+	const char *s = *p, *f;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	f = s;
+	while (s < e && *s != ' ' && *s != '\t')
+		s++;
+	*len = (size_t)(s - f);
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	*p = s;
+	return f;
+}

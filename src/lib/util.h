@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by the library: growable arrays, file reading, escaping. */
+#ifndef FWDIST_UTIL_H
+#define FWDIST_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest line any fwdist text format accepts. Names are bounded by PATH_MAX
+ * (4096) and WHENCE lines by this: a longer line is refused, never split. */
+#define FW_LINE_MAX 4096
+/* Largest text file (WHENCE, manifests) read into memory: upstream's WHENCE
+ * is under 1 MiB, so 16 MiB leaves room and bounds what a hostile file costs. */
+#define FW_TEXT_MAX (16u << 20)
+
+#define FW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Make room for one more element in *v (n used, *cap allocated).
+ * Returns 0 or -ENOMEM; *v is untouched on failure. */
+int fw_grow(void *v, size_t *cap, size_t n, size_t elem);
+
+char *fw_strndup(const char *s, size_t n);
+/* printf into a new string; NULL on failure. */
+char *fw_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Read a whole regular text file at dirfd/path (never following a final
+ * symlink) into a NUL-terminated buffer. Returns 0, -EFBIG past FW_TEXT_MAX,
+ * -EINVAL if not a regular file, or -errno. */
+int fw_read_text(int dirfd, const char *path, char **buf, size_t *len);
+
+/* write() all of buf, retrying EINTR and short writes. 0 or -errno. */
+int fw_write_all(int fd, const void *buf, size_t len);
+
+/* Escape a name for a diagnostic or report: control characters, DEL and
+ * backslash become \xNN / \\, so a hostile name cannot drive the terminal.
+ * Returns a pointer to a thread-local ring buffer, valid for a few calls. */
+const char *fw_esc(const char *s);
+
+/* A request name is safe: relative, no empty, "." or ".." components, no
+ * trailing slash, no control character, DEL or backslash, each component at
+ * most 255 bytes, the whole under 4096. Returns NULL if safe, else a short
+ * reason ("absolute name", ...). */
+const char *fw_name_problem(const char *name);
+
+/* Join a link's directory and its target, and normalise "." and ".."
+ * components. Returns a new string, or NULL with *outside set when the
+ * result would leave the tree (or NULL on ENOMEM with *outside false). */
+char *fw_link_resolve(const char *link, const char *target, bool *outside);
+
+/* The relative path from the directory holding `from` to `to` (both tree
+ * names), e.g. ("a/b/x", "a/c/y") -> "../c/y". New string or NULL. */
+char *fw_relpath(const char *from, const char *to);
+
+int fw_strcmp_ptr(const void *a, const void *b);
+
+
+/* Iterate over the lines of a text buffer. */
+struct fw_lines {
+	const char *s, *end;
+	unsigned line;
+};
+
+static inline void fw_lines_init(struct fw_lines *it, const char *buf, size_t len)
+{
+	it->s = buf;
+	it->end = buf + len;
+	it->line = 0;
+}
+
+/* Next line as [*ls, *le) without its newline; 1, or 0 at the end. */
+int fw_lines_next(struct fw_lines *it, const char **ls, const char **le);
+
+/* Next blank-separated field of [*p, e): returns its start, sets *len
+ * (0 at the end of the line) and advances *p past it and following blanks. */
+const char *fw_field(const char **p, const char *e, size_t *len);
+
+#endif
