@@ -7,6 +7,8 @@
 #include "fwdist.h"
 #include "json.h"
 
+#define S(n) ((n) == 1 ? "" : "s")
+
 static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] check [--json]\n"
@@ -76,9 +78,10 @@ int cmd_check(int argc, char **argv)
 		if (d.n || d.nomem)
 			fprintf(stderr, "fwdist: check: %zu finding%s\n", d.n, d.n == 1 ? "" : "s");
 		else
-			printf("check: OK: %zu blobs (%zu free, %zu non-free), %zu links, %zu licences, "
-			       "%zu packages\n",
-			       t.nblobs, nfree, nnonfree, t.nlinks, t.policy.n, t.split.npkgs);
+			printf("check: OK: %zu blob%s (%zu free, %zu non-free), %zu link%s, "
+			       "%zu licence%s, %zu package%s\n",
+			       t.nblobs, S(t.nblobs), nfree, nnonfree, t.nlinks, S(t.nlinks),
+			       t.policy.n, S(t.policy.n), t.split.npkgs, S(t.split.npkgs));
 	}
 	r = d.n || d.nomem ? EXIT_FINDING : EXIT_OK;
 	fw_diag_free(&d);

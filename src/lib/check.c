@@ -252,6 +252,11 @@ static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const ch
 	if (st->st_mode & 0111)
 		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: executable bit set (mode %04o)", KIND(b->e),
 			    fw_esc(rel), (unsigned)(st->st_mode & 07777));
+	/* The kernel's loader refuses a zero-length firmware file (-EINVAL):
+	 * an empty blob can never be loaded, so it is a mistake. */
+	if (st->st_size == 0)
+		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: empty file (the kernel refuses empty firmware)",
+			    KIND(b->e), fw_esc(rel));
 	if (!b->sum) {
 		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: no checksum in %s (run fwdist manifest)",
 			    KIND(b->e), fw_esc(rel), FW_TREE_SUMS);
