@@ -217,8 +217,9 @@ static int xz_encoder_init(lzma_stream *strm, uint64_t expected)
 	 * A dictionary larger than the input cannot find more matches, so
 	 * shrinking it to the blob's size costs no ratio. It bounds the
 	 * encoder's memory (about 11x the dictionary) and the kernel's:
-	 * xz_dec in XZ_DYNALLOC mode (firmware loaded into paged buffers)
-	 * vmallocs the full dictionary size the header declares.
+	 * fw_decompress_xz_pages, used unless the driver supplied its own
+	 * buffer, runs xz_dec in XZ_DYNALLOC mode, which vmallocs the full
+	 * dictionary size the header declares.
 	 * expected is the manifest's size, so the output is still a pure
 	 * function of the blob: installs stay reproducible.
 	 */
@@ -227,7 +228,7 @@ static int xz_encoder_init(lzma_stream *strm, uint64_t expected)
 			LZMA_DICT_SIZE_MIN : (uint32_t)expected;
 	/*
 	 * CRC32, not liblzma's default CRC64: the kernel's xz_dec refuses
-	 * CRC64 and the firmware would silently fail to load.
+	 * CRC64, and the driver would fail to load its firmware.
 	 */
 	ret = lzma_stream_encoder(strm, filters, LZMA_CHECK_CRC32);
 	return ret == LZMA_OK ? 0 : lzma_ret_errno(ret);
@@ -569,8 +570,8 @@ static int zstd_check_header(struct dec_state *st, size_t len)
 		return 0;
 	}
 	/*
-	 * Checked by hand because libzstd, built with legacy support, would
-	 * accept pre-v0.8 formats the kernel does not decode.
+	 * Checked by hand because libzstd, if built with legacy support,
+	 * would accept pre-v0.8 formats the kernel does not decode.
 	 */
 	if (magic != ZSTD_MAGICNUMBER)
 		return -EBADMSG;

@@ -558,9 +558,9 @@ TEST(trailing_data)
 }
 
 /*
- * A first frame and a skippable frame filling exactly one 128 KiB read, then
- * one more byte: the trailing check must look past the end of the buffer.
- * And a file that starts with a skippable frame gives the kernel no size.
+ * Skippable frames: one after the first frame is trailing data (the kernel
+ * ignores it, so must the digest); one before it leaves the kernel without
+ * a content size.
  */
 TEST(zstd_skippable_frames)
 {
