@@ -42,7 +42,7 @@ int cmd_check(int argc, char **argv)
 	};
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
-	size_t nfree = 0, nnonfree = 0;
+	size_t nfree = 0, nnonfree = 0, nundist = 0;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -70,6 +70,7 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < t.nblobs; i++) {
 		nfree += t.blobs[i].cat == FW_CAT_FREE;
 		nnonfree += t.blobs[i].cat == FW_CAT_NONFREE;
+		nundist += t.blobs[i].cat == FW_CAT_UNDISTRIBUTABLE;
 	}
 	if (fw_json) {
 		print_json(&d);
@@ -77,6 +78,12 @@ int cmd_check(int argc, char **argv)
 		fw_print_diag(&d);
 		if (d.n || d.nomem)
 			fprintf(stderr, "fwdist: check: %zu finding%s\n", d.n, d.n == 1 ? "" : "s");
+		else if (nundist)
+			/* Listed but refused: count them, or the numbers do not add up. */
+			printf("check: OK: %zu blob%s (%zu free, %zu non-free, %zu undistributable), "
+			       "%zu link%s, %zu licence%s, %zu package%s\n",
+			       t.nblobs, S(t.nblobs), nfree, nnonfree, nundist, t.nlinks, S(t.nlinks),
+			       t.policy.n, S(t.policy.n), t.split.npkgs, S(t.split.npkgs));
 		else
 			printf("check: OK: %zu blob%s (%zu free, %zu non-free), %zu link%s, "
 			       "%zu licence%s, %zu package%s\n",

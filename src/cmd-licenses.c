@@ -18,9 +18,10 @@ static void help(void)
 	       "\n"
 	       "Report the licences of the tree's blobs. First every problem blob: no\n"
 	       "licence, a licence missing from manifests/licenses, a licence text missing\n"
-	       "from LICENSES/, an undistributable licence, or a free licence without its\n"
-	       "Source:. Then each licence of the policy with its category, the number of\n"
-	       "blobs under it and the policy's reason. Exit 1 if there is any problem.\n"
+	       "from LICENSES/, an undistributable blob present in firmware/, or a free\n"
+	       "licence without its Source:. Then each licence of the policy with its\n"
+	       "category, the number of blobs under it and the policy's reason. Exit 1 if\n"
+	       "there is any problem.\n"
 	       "\n"
 	       "  --package P   only the blobs of package P: its licence closure\n"
 	       "  --json        machine-readable output\n");
@@ -54,6 +55,24 @@ static int count_id(void *ctx, const char *id, size_t len)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Is there anything at firmware/<name>? An undistributable File: documents
+ * a refused blob: only the blob's presence is a problem (as for check). */
+static bool blob_present(const struct fw_tree *t, const char *name)
+{
+	struct stat st;
+	char *path;
+	bool r;
+
+	if (fw_name_problem(name))
+		return false;
+	path = fw_asprintf("%s/%s", FW_TREE_FIRMWARE, name);
+	if (!path)
+		return true; /* out of memory: report rather than hide */
+	r = fstatat(t->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(path);
+	return r;
 }
 
 struct problem {
@@ -134,8 +153,9 @@ int cmd_licenses(int argc, char **argv)
 				text = fw_asprintf("licence %s not in %s", b->lev->unknown, FW_TREE_POLICY);
 			else if (cc.missing)
 				text = fw_asprintf("licence text %s missing", cc.missing);
-			else if (b->cat == FW_CAT_UNDISTRIBUTABLE)
-				text = fw_asprintf("licence %s is undistributable", b->lic->spdx);
+			else if (b->cat == FW_CAT_UNDISTRIBUTABLE && blob_present(&t, b->e->name))
+				text = fw_asprintf("licence %s is undistributable but the blob is in %s/",
+						   b->lic->spdx, FW_TREE_FIRMWARE);
 			else if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
 				text = fw_asprintf("free licence %s but no Source:", b->lic->spdx);
 			free(cc.missing);

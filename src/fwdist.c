@@ -21,6 +21,8 @@ static const struct {
 	{ "manifest", cmd_manifest, "regenerate manifests/checksums after a deliberate blob change" },
 	{ "list", cmd_list, "list blobs and links (of one package), or read any WHENCE file" },
 	{ "licenses", cmd_licenses, "licence report: problem blobs first, then each licence's use" },
+	{ "install", cmd_install, "verify and install the tree into DESTDIR/lib/firmware" },
+	{ "verify", cmd_verify, "check an installed tree against the manifest" },
 };
 
 static void usage(FILE *f)

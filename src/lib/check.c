@@ -146,7 +146,10 @@ static void check_split(const struct fw_tree *t, struct fw_diag *d)
 		bool used = false;
 
 		for (size_t i = 0; i < t->nblobs && !used; i++)
-			used = t->blobs[i].pkg == (int)p && !t->blobs[i].duplicate;
+			/* A blob two packages match is reported as such; it
+			 * still shows the second package is not empty. */
+			used = (t->blobs[i].pkg == (int)p || t->blobs[i].pkg2 == (int)p) &&
+			       !t->blobs[i].duplicate;
 		if (!used)
 			fw_diag_add(d, FW_TREE_SPLIT, t->split.pkgs[p].line, "%s: takes no blob",
 				    t->split.pkgs[p].name);
@@ -345,7 +348,8 @@ static int walk_dir(struct walk *wk, int dfd, const char *prefix, int depth)
 			const char *problem = fw_name_problem(rel);
 
 			if (problem)
-				fw_diag_add(wk->d, FW_TREE_FIRMWARE "/", 0, "%s: %s", fw_esc(rel), problem);
+				fw_diag_add(wk->d, FW_TREE_FIRMWARE "/", 0,
+					    "%s: not listed in WHENCE (%s)", fw_esc(rel), problem);
 			else if (S_ISLNK(st.st_mode))
 				fw_diag_add(wk->d, FW_TREE_FIRMWARE "/", 0,
 					    "%s: symlink not listed in WHENCE (links are Link: lines)",

@@ -7,6 +7,7 @@
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -116,20 +117,15 @@ int fw_open_parent(int dirfd, const char *name, int create, const char **leaf)
 	return cur;
 }
 
+static void tmp_suffix(char suffix[7]);
+
 int fw_tmp_create(int dirfd, const char *leaf, char *tmpname, size_t tmplen)
 {
-	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-
 	for (int tries = 0; tries < 100; tries++) {
-		unsigned char rnd[6];
 		char suffix[7];
 		int fd;
 
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			return -EIO;
-		for (size_t i = 0; i < sizeof(rnd); i++)
-			suffix[i] = alnum[rnd[i] % (sizeof(alnum) - 1)];
-		suffix[6] = '\0';
+		tmp_suffix(suffix);
 		/* Keep the name within NAME_MAX: long leaves are cut, the
 		 * random suffix keeps it unique. */
 		if (snprintf(tmpname, tmplen, ".%.200s.fwdist-%s", leaf, suffix) >= (int)tmplen)
@@ -185,5 +181,110 @@ int fw_write_atomic(int dirfd, const char *path, const void *buf, size_t len, mo
 out:
 	if (pfd != dirfd)
 		close(pfd);
+	return r;
+}
+
+static void tmp_suffix(char suffix[7])
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[6];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		memset(rnd, 0, sizeof(rnd)); /* collisions then retry via EEXIST */
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		suffix[i] = alnum[rnd[i] % (sizeof(alnum) - 1)];
+	suffix[6] = '\0';
+}
+
+int fw_tmp_symlink(int dirfd, const char *leaf, const char *target, char *tmpname, size_t tmplen)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		char suffix[7];
+
+		tmp_suffix(suffix);
+		if (snprintf(tmpname, tmplen, ".%.200s.fwdist-%s", leaf, suffix) >= (int)tmplen)
+			return -ENAMETOOLONG;
+		if (symlinkat(target, dirfd, tmpname) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int fw_mkdir_p_open(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+	int fd;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int fw_open_resolve(int rootfd, const char *name, int flags)
+{
+	char *cur = strdup(name);
+	int r = -ELOOP;
+
+	if (!cur)
+		return -ENOMEM;
+	for (int hops = 0; hops <= 40; hops++) {
+		const char *leaf;
+		char target[4096];
+		struct stat st;
+		ssize_t n;
+		bool outside;
+		char *next;
+		int pfd;
+
+		if (fw_name_problem(cur)) {
+			r = -EXDEV;
+			break;
+		}
+		pfd = fw_open_parent(rootfd, cur, 0, &leaf);
+		if (pfd < 0) {
+			r = pfd;
+			break;
+		}
+		if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+		} else if (!S_ISLNK(st.st_mode)) {
+			r = openat(pfd, leaf, flags | O_NOFOLLOW | O_CLOEXEC);
+			r = r < 0 ? -errno : r;
+		} else if ((n = readlinkat(pfd, leaf, target, sizeof(target) - 1)) < 0) {
+			r = -errno;
+		} else {
+			target[n] = '\0';
+			next = fw_link_resolve(cur, target, &outside);
+			if (pfd != rootfd)
+				close(pfd);
+			if (!next) {
+				r = outside ? -EXDEV : -ENOMEM;
+				break;
+			}
+			free(cur);
+			cur = next;
+			r = -ELOOP;
+			continue;
+		}
+		if (pfd != rootfd)
+			close(pfd);
+		break;
+	}
+	free(cur);
 	return r;
 }

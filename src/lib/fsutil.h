@@ -32,4 +32,21 @@ int fw_tmp_commit(int dirfd, int fd, const char *tmpname, const char *leaf, mode
  * fsync of the directory). 0 or -errno; nothing is left behind on failure. */
 int fw_write_atomic(int dirfd, const char *path, const void *buf, size_t len, mode_t mode);
 
+
+/* Create a symlink to target under a new temporary name beside leaf in
+ * dirfd (name written to tmpname). 0 or -errno. */
+int fw_tmp_symlink(int dirfd, const char *leaf, const char *target, char *tmpname, size_t tmplen);
+
+/* mkdir -p of path (absolute or relative to the cwd), following symlinks as
+ * the system's own layout does; then open it. fd or -errno. */
+int fw_mkdir_p_open(const char *path);
+
+
+/* Open name beneath rootfd, following symlinks in its last component (as
+ * the kernel's loader does for links and dedup links) but never out of
+ * rootfd: each link target is resolved as a tree name and must stay inside.
+ * Symlinks in directory components are refused (-ELOOP). At most 40 hops.
+ * Returns an fd or -errno; -EXDEV for a link leading outside. */
+int fw_open_resolve(int rootfd, const char *name, int flags);
+
 #endif

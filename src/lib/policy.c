@@ -74,10 +74,12 @@ int fw_policy_parse(struct fw_policy *p, const char *path, const char *buf, size
 			continue;
 		}
 		if (it.line == 1) {
-			if ((size_t)(le - ls) != strlen(POLICY_HEADER) ||
-			    memcmp(ls, POLICY_HEADER, strlen(POLICY_HEADER)) != 0)
-				fw_diag_add(d, path, 1, "missing header line '%s'", POLICY_HEADER);
-			continue;
+			if ((size_t)(le - ls) == strlen(POLICY_HEADER) &&
+			    memcmp(ls, POLICY_HEADER, strlen(POLICY_HEADER)) == 0)
+				continue;
+			/* Not the header: report it, and read the line as any other so a
+			 * deleted header costs no data line. */
+			fw_diag_add(d, path, 1, "missing header line '%s'", POLICY_HEADER);
 		}
 		if (ls == le || *ls == '#')
 			continue; /* blank or comment */

@@ -118,10 +118,12 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 			continue;
 		}
 		if (it.line == 1) {
-			if ((size_t)(le - ls) != strlen(FW_SPLIT_HEADER) ||
-			    memcmp(ls, FW_SPLIT_HEADER, strlen(FW_SPLIT_HEADER)) != 0)
-				fw_diag_add(d, path, 1, "missing header line '%s'", FW_SPLIT_HEADER);
-			continue;
+			if ((size_t)(le - ls) == strlen(FW_SPLIT_HEADER) &&
+			    memcmp(ls, FW_SPLIT_HEADER, strlen(FW_SPLIT_HEADER)) == 0)
+				continue;
+			/* Not the header: report it, and read the line as any other so a
+			 * deleted header costs no data line. */
+			fw_diag_add(d, path, 1, "missing header line '%s'", FW_SPLIT_HEADER);
 		}
 		if (ls == le || *ls == '#')
 			continue;

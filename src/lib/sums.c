@@ -39,7 +39,7 @@ int fw_sums_parse(struct fw_sums *s, const char *path, const char *buf, size_t l
 {
 	struct fw_lines it;
 	const char *ls, *le;
-	bool have_size = false;
+	bool have_size = false, bad_size = false;
 	uint64_t size = 0;
 	unsigned size_line = 0;
 
@@ -60,9 +60,11 @@ int fw_sums_parse(struct fw_sums *s, const char *path, const char *buf, size_t l
 			continue;
 		}
 		if (it.line == 1) {
-			if (n != strlen(FW_SUMS_HEADER) || memcmp(ls, FW_SUMS_HEADER, n) != 0)
-				fw_diag_add(d, path, 1, "missing header line '%s'", FW_SUMS_HEADER);
-			continue;
+			if (n == strlen(FW_SUMS_HEADER) && memcmp(ls, FW_SUMS_HEADER, n) == 0)
+				continue;
+			/* Not the header: report it, and read the line as any other so a
+			 * deleted header costs no data line. */
+			fw_diag_add(d, path, 1, "missing header line '%s'", FW_SUMS_HEADER);
 		}
 		if (n >= 6 && memcmp(ls, "#size ", 6) == 0) {
 			if (have_size)
@@ -70,9 +72,11 @@ int fw_sums_parse(struct fw_sums *s, const char *path, const char *buf, size_t l
 			if (parse_size(ls + 6, n - 6, &size) < 0) {
 				fw_diag_add(d, path, it.line, "bad size '%.*s'", (int)(n - 6), ls + 6);
 				have_size = false;
+				bad_size = true;
 				continue;
 			}
 			have_size = true;
+			bad_size = false;
 			size_line = it.line;
 			continue;
 		}
@@ -84,7 +88,10 @@ int fw_sums_parse(struct fw_sums *s, const char *path, const char *buf, size_t l
 			continue;
 		}
 		if (!have_size) {
-			fw_diag_add(d, path, it.line, "digest line without a #size line before it");
+			/* After a bad #size line, that line was the finding. */
+			if (!bad_size)
+				fw_diag_add(d, path, it.line, "digest line without a #size line before it");
+			bad_size = false;
 			continue;
 		}
 		have_size = false;

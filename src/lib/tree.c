@@ -285,7 +285,10 @@ static void resolve_links(struct fw_tree *t)
 				l->state = FW_LINK_LOOP;
 				break;
 			}
-			if (t->links[cur].state != FW_LINK_TO_LINK)
+			/* Links marked as a loop earlier in this pass still
+			 * point at the next link of the chain: follow them. */
+			if (t->links[cur].state != FW_LINK_TO_LINK &&
+			    t->links[cur].state != FW_LINK_LOOP)
 				break;
 			cur = t->links[cur].via;
 		}
@@ -391,4 +394,32 @@ bool fw_tree_is_dir(const struct fw_tree *t, const char *name)
 const char *fw_blob_package(const struct fw_tree *t, const struct fw_blob *b)
 {
 	return b->pkg >= 0 ? t->split.pkgs[b->pkg].name : NULL;
+}
+
+bool fw_blob_installable(const struct fw_blob *b, const bool *pkg_selected)
+{
+	if (b->duplicate || fw_name_problem(b->e->name))
+		return false;
+	if (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE)
+		return false;
+	if (b->pkg < 0)
+		return false;
+	return !pkg_selected || pkg_selected[b->pkg];
+}
+
+bool fw_link_installable(const struct fw_tree *t, const struct fw_link *l,
+			 const bool *pkg_selected)
+{
+	size_t n;
+
+	if (l->duplicate || l->state != FW_LINK_OK)
+		return false;
+	if (l->blob >= 0)
+		return fw_blob_installable(&t->blobs[l->blob], pkg_selected);
+	n = strlen(l->resolved);
+	for (size_t j = 0; j < t->nblobs; j++)
+		if (strncmp(t->blobs[j].e->name, l->resolved, n) == 0 &&
+		    t->blobs[j].e->name[n] == '/' && fw_blob_installable(&t->blobs[j], pkg_selected))
+			return true;
+	return false;
 }

@@ -102,7 +102,13 @@ void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d);
  * types, modes, sizes and digests. Returns 0 or -errno on a fatal error. */
 int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d);
 
-/* "WHENCE:12: File: a/b.bin" style prefix parts for a blob's diagnostics. */
+/* Whether install puts a blob / link in place for this package selection
+ * (NULL: every package). Undistributable and unpackaged blobs never are; a
+ * link goes with its target blob, a directory link with any blob below it. */
+bool fw_blob_installable(const struct fw_blob *b, const bool *pkg_selected);
+bool fw_link_installable(const struct fw_tree *t, const struct fw_link *l,
+			 const bool *pkg_selected);
+
 const char *fw_blob_package(const struct fw_tree *t, const struct fw_blob *b);
 
 #endif

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist verify: check an installed firmware directory against the manifest. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fwdist.h"
+#include "install.h"
+#include "json.h"
+#include "util.h"
+#include "verify.h"
+
+static void help(void)
+{
+	printf("Usage: fwdist [-C DIR] verify [OPTIONS]\n"
+	       "\n"
+	       "Check an installed firmware directory against the tree: every blob\n"
+	       "(plain, .xz or .zst, decompressed and hashed; symlinks inside the\n"
+	       "directory are followed), every link, and entries nothing explains.\n"
+	       "Works on any root, e.g. files unpacked from packages. Prints one line\n"
+	       "per problem (missing, modified, wrong type, unexpected, kernel) and\n"
+	       "exits 1 if there is any.\n"
+	       "\n"
+	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
+	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
+	       "  --package NAME        only this package's names (repeatable)\n"
+	       "  --ignore-extra        do not report unexpected entries (a shared /lib/firmware)\n"
+	       "  --json                machine-readable output\n");
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "destdir", required_argument, NULL, 'd' },
+		{ "firmware-dir", required_argument, NULL, 'f' },
+		{ "package", required_argument, NULL, 'p' },
+		{ "ignore-extra", no_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *destdir = getenv("DESTDIR"), *fwdir = "/lib/firmware";
+	struct fw_verify_opts o = { 0 };
+	struct fw_verify_result res = { 0 };
+	struct fw_diag d = { 0 };
+	struct fw_tree t;
+	char *root = NULL;
+	bool *sel = NULL;
+	const char **pkgs = NULL;
+	size_t npkgs = 0;
+	int c, r, rootfd = -1, ret = EXIT_FINDING;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			destdir = optarg;
+			break;
+		case 'f':
+			fwdir = optarg;
+			break;
+		case 'p': {
+			const char **np = realloc(pkgs, (npkgs + 1) * sizeof(*np));
+
+			if (!np) {
+				free(pkgs);
+				fw_err("out of memory");
+				return EXIT_FINDING;
+			}
+			pkgs = np;
+			pkgs[npkgs++] = optarg;
+			break;
+		}
+		case 'x':
+			o.ignore_extra = true;
+			break;
+		case 'j':
+			fw_json = true;
+			break;
+		case 'h':
+			free(pkgs);
+			help();
+			return EXIT_OK;
+		default:
+			free(pkgs);
+			return fw_usage("verify", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		free(pkgs);
+		return fw_usage("verify", "unexpected argument '%s'", argv[optind]);
+	}
+	if (fw_load_tree(&t, &d) != EXIT_OK) {
+		free(pkgs);
+		fw_diag_free(&d);
+		return EXIT_FINDING;
+	}
+	fw_tree_check_model(&t, &d);
+	if (d.n || d.nomem) {
+		fw_print_diag(&d);
+		fw_err("verify: the tree has %zu finding%s; fix it first", d.n, d.n == 1 ? "" : "s");
+		goto out;
+	}
+	if (npkgs) {
+		sel = calloc(t.split.npkgs + 1, sizeof(*sel));
+		if (!sel) {
+			fw_err("out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < npkgs; i++) {
+			int p = fw_split_find(&t.split, pkgs[i]);
+
+			if (p < 0) {
+				ret = fw_usage("verify", "no package '%s' in %s", fw_esc(pkgs[i]),
+					       FW_TREE_SPLIT);
+				goto out;
+			}
+			sel[p] = true;
+		}
+		o.pkg_selected = sel;
+	}
+	root = fw_asprintf("%s%s", destdir ? destdir : "", fwdir);
+	if (!root) {
+		fw_err("out of memory");
+		goto out;
+	}
+	/* verify writes nothing: open the root as it is, never create it. */
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		fw_err("verify: %s: %s", root, strerror(errno));
+		goto out;
+	}
+	r = fw_verify(&t, rootfd, &o, &res);
+	if (r < 0) {
+		fw_err("verify: %s", strerror(-r));
+		goto out;
+	}
+	if (fw_json) {
+		printf("{\"ok\":%s,\"root\":", res.n ? "false" : "true");
+		fw_json_str(stdout, root);
+		printf(",\"checked\":%zu,\"problems\":[", res.checked);
+		for (size_t i = 0; i < res.n; i++) {
+			printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", res.v[i].kind);
+			fw_json_str(stdout, res.v[i].name);
+			printf(",\"detail\":");
+			if (res.v[i].detail)
+				fw_json_str(stdout, res.v[i].detail);
+			else
+				printf("null");
+			printf("}");
+		}
+		printf("]}\n");
+	} else {
+		for (size_t i = 0; i < res.n; i++)
+			printf("%s: %s%s%s\n", res.v[i].kind, fw_esc(res.v[i].name),
+			       res.v[i].detail ? ": " : "", res.v[i].detail ? res.v[i].detail : "");
+		if (res.n)
+			printf("verify: %zu problem%s in %zu names\n", res.n, res.n == 1 ? "" : "s",
+			       res.checked);
+		else
+			printf("verify: OK: %zu name%s\n", res.checked, res.checked == 1 ? "" : "s");
+	}
+	ret = res.n ? EXIT_FINDING : EXIT_OK;
+out:
+	if (rootfd >= 0)
+		close(rootfd);
+	fw_verify_result_free(&res);
+	free(root);
+	free(sel);
+	free(pkgs);
+	fw_diag_free(&d);
+	fw_tree_free(&t);
+	return ret;
+}

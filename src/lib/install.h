@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Install the tree into a firmware directory: verified, atomic, compressed, deduplicated. */
+#ifndef FWDIST_INSTALL_H
+#define FWDIST_INSTALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compress.h"
+#include "diag.h"
+#include "tree.h"
+
+struct fw_install_opts {
+	enum fw_compress comp;  /* for File:; RawFile: is never compressed */
+	bool dedup;             /* identical blobs of one package become symlinks */
+	const bool *pkg_selected; /* per split package; NULL: all packages */
+	unsigned jobs;          /* worker threads; 0: one per online CPU */
+	/* Called from the workers after each blob (serialised by the library). */
+	void (*progress)(void *ctx, size_t done, size_t total, uint64_t bytes);
+	void *progress_ctx;
+};
+
+struct fw_install_result {
+	size_t blobs;       /* blobs copied */
+	size_t links;       /* Link: symlinks created or already right */
+	size_t dedup_links; /* blobs installed as symlinks to an identical copy */
+	size_t failed;      /* blobs or links not installed */
+	uint64_t bytes_in, bytes_out;
+};
+
+/* Install the selected blobs and links of t into the directory destfd.
+ * Every blob is hashed while it is copied into a temporary file beside its
+ * final name and renamed into place only if its SHA-256 and size match the
+ * manifest; failures are reported in d (naming the blob) and leave the old
+ * file untouched. Nothing is followed or written outside destfd.
+ * Returns 0 (check res->failed) or -errno for a failure that stopped it. */
+int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts *o,
+	       struct fw_install_result *res, struct fw_diag *d);
+
+/* Open (creating with mode 0755 as needed) the directory DESTDIR/FIRMWAREDIR.
+ * With a DESTDIR, every component below it is opened without following
+ * symlinks; without one, the system's own path is used as it is (on merged-
+ * /usr systems /lib is a symlink). Returns an fd or -errno. */
+int fw_install_open_dest(const char *destdir, const char *firmware_dir, const char **failed_at);
+
+#endif
