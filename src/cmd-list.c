@@ -24,6 +24,8 @@ static void help(void)
 	       "  --summary      with --whence: counts of Driver:, File:, RawFile:, Link:,\n"
 	       "                 Source:, Licence:/License:, SPDX-License-Identifier:,\n"
 	       "                 Version: and Info: lines, and the number of errors\n"
+	       "  --sha256sum    print what each installed request name must load as, in\n"
+	       "                 sha256sum's format: every installable blob and link\n"
 	       "  --json         machine-readable output\n");
 }
 
@@ -110,11 +112,13 @@ int cmd_list(int argc, char **argv)
 		{ "package", required_argument, NULL, 'p' },
 		{ "whence", required_argument, NULL, 'w' },
 		{ "summary", no_argument, NULL, 's' },
+		{ "sha256sum", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *package = NULL, *whence = NULL;
+	bool sums = false;
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
 	int c, pkg = -1, summary = 0, first = 1;
@@ -129,6 +133,9 @@ int cmd_list(int argc, char **argv)
 			break;
 		case 's':
 			summary = 1;
+			break;
+		case 'S':
+			sums = true;
 			break;
 		case 'j':
 			fw_json = true;
@@ -161,6 +168,26 @@ int cmd_list(int argc, char **argv)
 			fw_diag_free(&d);
 			return fw_usage("list", "no package '%s' in %s", fw_esc(package), FW_TREE_SPLIT);
 		}
+	}
+	if (sums) {
+		/* Request names the kernel can load after an install, each with
+		 * the digest of the bytes it must receive (links: their target's). */
+		for (size_t i = 0; i < t.nindex; i++) {
+			const struct fw_name *x = &t.index[i];
+			const struct fw_blob *b = NULL;
+			char hex[FW_SHA256_HEX + 1];
+
+			if (x->blob >= 0 && fw_blob_installable(&t.blobs[x->blob], NULL))
+				b = &t.blobs[x->blob];
+			else if (x->link >= 0 && fw_link_installable(&t, &t.links[x->link], NULL) &&
+				 t.links[x->link].blob >= 0)
+				b = &t.blobs[t.links[x->link].blob];
+			if (!b || !b->sum || (pkg >= 0 && b->pkg != pkg))
+				continue;
+			fw_sha256_hex(b->sum->sha256, hex);
+			printf("%s  %s\n", hex, x->name);
+		}
+		goto done;
 	}
 	if (fw_json)
 		printf("[");
@@ -211,6 +238,7 @@ int cmd_list(int argc, char **argv)
 	}
 	if (fw_json)
 		printf("]\n");
+done:
 	fw_tree_free(&t);
 	c = d.n ? EXIT_FINDING : EXIT_OK;
 	fw_diag_free(&d);
