@@ -22,6 +22,7 @@ static const struct {
 	{ "list", cmd_list, "list blobs and links (of one package), or read any WHENCE file" },
 	{ "licenses", cmd_licenses, "licence report: problem blobs first, then each licence's use" },
 	{ "install", cmd_install, "verify and install the tree into DESTDIR/lib/firmware" },
+	{ "uninstall", cmd_uninstall, "remove what install put in place, and nothing else" },
 	{ "verify", cmd_verify, "check an installed tree against the manifest" },
 };
 

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -268,6 +270,73 @@ static char *with_suffix(const char *s, enum fw_compress c)
 	return fw_asprintf("%s%s", s, fw_compress_suffix(c));
 }
 
+/* ".LEAF.fwdist-XXXXXX": the temporary files fw_tmp_create and
+ * fw_tmp_symlink make. One left behind is from an install that was killed;
+ * nothing else uses this pattern. */
+static bool is_stale_tmp(const char *n)
+{
+	size_t len = strlen(n);
+
+	if (n[0] != '.' || len < 1 + 1 + 8 + 6 || memcmp(n + len - 14, ".fwdist-", 8) != 0)
+		return false;
+	for (size_t i = len - 6; i < len; i++)
+		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= '0' && n[i] <= '9')))
+			return false;
+	return true;
+}
+
+static void clean_tmp_in(int pfd)
+{
+	int fd = dup(pfd);
+	DIR *dir;
+	struct dirent *de;
+
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (is_stale_tmp(de->d_name))
+			unlinkat(pfd, de->d_name, 0);
+	closedir(dir);
+}
+
+/* Remove stale temporary files from each directory the plan writes to. */
+static void clean_stale(int destfd, struct item *items, size_t n)
+{
+	char **dirs = calloc(n + 1, sizeof(*dirs));
+	size_t nd = 0;
+
+	if (!dirs)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *slash = strrchr(items[i].dest, '/');
+
+		dirs[nd] = slash ? fw_strndup(items[i].dest, (size_t)(slash - items[i].dest)) : strdup(".");
+		if (dirs[nd])
+			nd++;
+	}
+	qsort(dirs, nd, sizeof(*dirs), fw_strcmp_ptr);
+	for (size_t i = 0; i < nd; i++) {
+		int dfd;
+
+		if (i > 0 && strcmp(dirs[i], dirs[i - 1]) == 0)
+			continue;
+		dfd = strcmp(dirs[i], ".") == 0 ? dup(destfd) :
+		      fw_open_beneath(destfd, dirs[i], O_RDONLY | O_DIRECTORY, 0);
+		if (dfd >= 0) {
+			clean_tmp_in(dfd);
+			close(dfd);
+		}
+	}
+	for (size_t i = 0; i < nd; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
 int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts *o,
 	       struct fw_install_result *res, struct fw_diag *d)
 {
@@ -420,6 +489,13 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 		jobs = FW_ARRAY_SIZE(threads);
 	if (jobs > c.ncopies)
 		jobs = c.ncopies ? (unsigned)c.ncopies : 1;
+	/* One install at a time per destination: a second one would take
+	 * the first one's temporary files for stale ones. */
+	if (flock(destfd, LOCK_EX) < 0) {
+		r = -errno;
+		goto out;
+	}
+	clean_stale(destfd, c.items, nitems);
 	pthread_mutex_init(&c.lock, NULL);
 	{
 		unsigned started = 0;
@@ -511,4 +587,87 @@ int fw_install_open_dest(const char *destdir, const char *firmware_dir, const ch
 	if (fd < 0)
 		*failed_at = firmware_dir;
 	return fd;
+}
+
+int fw_uninstall(const struct fw_tree *t, int destfd, const bool *pkg_selected,
+		 struct fw_install_result *res, struct fw_diag *d)
+{
+	static const enum fw_compress comps[] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
+	const char **names = calloc(t->nblobs + t->nlinks + 1, sizeof(*names));
+	size_t n = 0, nb;
+
+	memset(res, 0, sizeof(*res));
+	if (!names)
+		return -ENOMEM;
+	if (flock(destfd, LOCK_EX) < 0) {
+		free(names);
+		return -errno;
+	}
+	for (size_t i = 0; i < t->nblobs; i++)
+		if (fw_blob_installable(&t->blobs[i], pkg_selected))
+			names[n++] = t->blobs[i].e->name;
+	nb = n;
+	for (size_t i = 0; i < t->nlinks; i++)
+		if (fw_link_installable(t, &t->links[i], pkg_selected))
+			names[n++] = t->links[i].e->name;
+	for (size_t i = 0; i < n; i++) {
+		const char *leaf;
+		int pfd = fw_open_parent(destfd, names[i], 0, &leaf);
+		bool removed = false;
+
+		if (pfd == -ENOENT)
+			continue;
+		if (pfd < 0) {
+			fw_diag_add(d, "", 0, "%s: %s", fw_esc(names[i]), parent_error(pfd));
+			res->failed++;
+			continue;
+		}
+		clean_tmp_in(pfd);
+		for (size_t v = 0; v < FW_ARRAY_SIZE(comps); v++) {
+			char buf[512];
+			struct stat st;
+
+			snprintf(buf, sizeof(buf), "%s%s", leaf, fw_compress_suffix(comps[v]));
+			if (fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)))
+				continue;
+			if (unlinkat(pfd, buf, 0) < 0) {
+				fw_diag_add(d, "", 0, "%s: cannot remove: %s", fw_esc(buf), strerror(errno));
+				res->failed++;
+				continue;
+			}
+			removed = true;
+		}
+		if (removed) {
+			if (i < nb)
+				res->blobs++;
+			else
+				res->links++;
+			fsync(pfd);
+		}
+		if (pfd != destfd)
+			close(pfd);
+	}
+	/* Directories the names imply, deepest first; only empty ones go. */
+	for (size_t i = t->ndirs; i-- > 0;) {
+		bool ours = false;
+		size_t dl = strlen(t->dirs[i]);
+
+		for (size_t j = 0; j < n && !ours; j++)
+			ours = strncmp(names[j], t->dirs[i], dl) == 0 && names[j][dl] == '/';
+		if (ours) {
+			/* Through the parent's fd: never through a planted
+			 * symlink; AT_REMOVEDIR refuses a symlink leaf. */
+			const char *leaf;
+			int pfd = fw_open_parent(destfd, t->dirs[i], 0, &leaf);
+
+			if (pfd < 0)
+				continue;
+			unlinkat(pfd, leaf, AT_REMOVEDIR);
+			if (pfd != destfd)
+				close(pfd);
+		}
+	}
+	free(names);
+	return 0;
 }

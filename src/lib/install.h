@@ -38,6 +38,14 @@ struct fw_install_result {
 int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts *o,
 	       struct fw_install_result *res, struct fw_diag *d);
 
+/* Remove what fw_install would have put in place for this selection: every
+ * variant (NAME, NAME.xz, NAME.zst) of its blobs and links that is a file or
+ * a symlink, stale temporary files of an interrupted install, and the
+ * directories this leaves empty. Never follows a symlink. res counts what
+ * was removed (blobs + links). Returns 0 or -errno. */
+int fw_uninstall(const struct fw_tree *t, int destfd, const bool *pkg_selected,
+		 struct fw_install_result *res, struct fw_diag *d);
+
 /* Open (creating with mode 0755 as needed) the directory DESTDIR/FIRMWAREDIR.
  * With a DESTDIR, every component below it is opened without following
  * symlinks; without one, the system's own path is used as it is (on merged-

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist uninstall: remove what install puts in place, and nothing else. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fwdist.h"
+#include "install.h"
+#include "util.h"
+
+static void help(void)
+{
+	printf("Usage: fwdist [-C DIR] uninstall [OPTIONS]\n"
+	       "\n"
+	       "Remove from DESTDIR/FIRMWAREDIR what `fwdist install` puts there for this\n"
+	       "tree: every variant (NAME, NAME.xz, NAME.zst) of its blobs and links,\n"
+	       "temporary files left by an interrupted install, and the directories this\n"
+	       "leaves empty. Other files are never touched; nothing is followed.\n"
+	       "\n"
+	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
+	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
+	       "  --package NAME        only this package (repeatable)\n"
+	       "  -q, --quiet           no summary\n");
+}
+
+int cmd_uninstall(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "destdir", required_argument, NULL, 'd' },
+		{ "firmware-dir", required_argument, NULL, 'f' },
+		{ "package", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *destdir = getenv("DESTDIR"), *fwdir = "/lib/firmware";
+	struct fw_install_result res;
+	struct fw_diag d = { 0 };
+	struct fw_tree t;
+	bool *sel = NULL, quiet = false;
+	const char **pkgs = NULL;
+	size_t npkgs = 0;
+	char *root = NULL;
+	int c, r, fd = -1, ret = EXIT_FINDING;
+
+	while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			destdir = optarg;
+			break;
+		case 'f':
+			fwdir = optarg;
+			break;
+		case 'p': {
+			const char **np = realloc(pkgs, (npkgs + 1) * sizeof(*np));
+
+			if (!np) {
+				free(pkgs);
+				fw_err("out of memory");
+				return EXIT_FINDING;
+			}
+			pkgs = np;
+			pkgs[npkgs++] = optarg;
+			break;
+		}
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			free(pkgs);
+			help();
+			return EXIT_OK;
+		default:
+			free(pkgs);
+			return fw_usage("uninstall", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		free(pkgs);
+		return fw_usage("uninstall", "unexpected argument '%s'", argv[optind]);
+	}
+	if (fw_load_tree(&t, &d) != EXIT_OK) {
+		free(pkgs);
+		fw_diag_free(&d);
+		return EXIT_FINDING;
+	}
+	fw_tree_check_model(&t, &d);
+	if (d.n || d.nomem) {
+		fw_print_diag(&d);
+		fw_err("uninstall: the tree has %zu finding%s; nothing removed", d.n,
+		       d.n == 1 ? "" : "s");
+		goto out;
+	}
+	if (npkgs) {
+		sel = calloc(t.split.npkgs + 1, sizeof(*sel));
+		if (!sel) {
+			fw_err("out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < npkgs; i++) {
+			int p = fw_split_find(&t.split, pkgs[i]);
+
+			if (p < 0) {
+				ret = fw_usage("uninstall", "no package '%s' in %s", fw_esc(pkgs[i]),
+					       FW_TREE_SPLIT);
+				goto out;
+			}
+			sel[p] = true;
+		}
+	}
+	root = fw_asprintf("%s%s", destdir ? destdir : "", fwdir);
+	if (!root) {
+		fw_err("out of memory");
+		goto out;
+	}
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			ret = EXIT_OK; /* nothing installed: nothing to do */
+			if (!quiet)
+				printf("uninstall: %s does not exist; nothing to remove\n", root);
+		} else {
+			fw_err("uninstall: %s: %s", root, strerror(errno));
+		}
+		goto out;
+	}
+	r = fw_uninstall(&t, fd, sel, &res, &d);
+	fw_print_diag(&d);
+	if (r < 0) {
+		fw_err("uninstall: %s", strerror(-r));
+		goto out;
+	}
+	if (!quiet)
+		printf("uninstall: removed %zu blob%s, %zu link%s\n", res.blobs,
+		       res.blobs == 1 ? "" : "s", res.links, res.links == 1 ? "" : "s");
+	ret = res.failed ? EXIT_FINDING : EXIT_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(root);
+	free(sel);
+	free(pkgs);
+	fw_diag_free(&d);
+	fw_tree_free(&t);
+	return ret;
+}
