@@ -39,7 +39,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 FWDIST   = $(BUILD)/fwdist
 
-.PHONY: all tools firmware check-tree check test unit cases clean install uninstall \
+.PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
 	deps test-deps bootstrap check-kernel
 
 all: tools firmware
@@ -101,6 +101,7 @@ cases: tools firmware
 	@FWDIST=$(abspath $(FWDIST)) tests/run-cases
 
 check: tools firmware unit cases check-tree
+	@if [ -x tests/install/run ]; then FWDIST=$(abspath $(FWDIST)) tests/install/run; fi
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
@@ -108,6 +109,26 @@ check-kernel: tools firmware
 # The README's second command: the whole suite, as CI runs it.
 test: test-deps
 	tests/run-all
+
+# ---- install ----
+# GNU conventions: DESTDIR, PREFIX, FIRMWAREDIR; COMPRESS=none|xz|zstd, DEDUP=1,
+# PACKAGE=name to install one package of the split.
+COMPRESS ?= none
+DEDUP    ?=
+PACKAGE  ?=
+FWDIST_INSTALL_OPTS = --destdir "$(DESTDIR)" --firmware-dir "$(FIRMWAREDIR)" \
+	$(if $(PACKAGE),--package "$(PACKAGE)")
+
+install: tools firmware
+	$(FWDIST) -C . install $(FWDIST_INSTALL_OPTS) --compress=$(COMPRESS) $(if $(DEDUP),--dedup)
+	$(FWDIST) -C . verify $(FWDIST_INSTALL_OPTS) --ignore-extra
+
+uninstall: tools
+	$(FWDIST) -C . uninstall $(FWDIST_INSTALL_OPTS)
+
+install-tools: tools
+	install -D -m 0755 $(FWDIST) "$(DESTDIR)$(BINDIR)/fwdist"
+	install -D -m 0644 src/fwdist.1 "$(DESTDIR)$(MANDIR)/man1/fwdist.1"
 
 clean:
 	rm -rf build build-san
