@@ -73,6 +73,11 @@ int fw_policy_parse(struct fw_policy *p, const char *path, const char *buf, size
 				    (size_t)(le - ls), FW_LINE_MAX);
 			continue;
 		}
+		/* A NUL would silently cut a field short ("free\0junk" read as free). */
+		if (memchr(ls, '\0', (size_t)(le - ls))) {
+			fw_diag_add(d, path, it.line, "NUL byte in line");
+			continue;
+		}
 		if (it.line == 1) {
 			if ((size_t)(le - ls) == strlen(POLICY_HEADER) &&
 			    memcmp(ls, POLICY_HEADER, strlen(POLICY_HEADER)) == 0)

@@ -117,6 +117,11 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 				    (size_t)(le - ls), FW_LINE_MAX);
 			continue;
 		}
+		/* A NUL would silently cut a selector short ("path:a\0*" read as path:a). */
+		if (memchr(ls, '\0', (size_t)(le - ls))) {
+			fw_diag_add(d, path, it.line, "NUL byte in line");
+			continue;
+		}
 		if (it.line == 1) {
 			if ((size_t)(le - ls) == strlen(FW_SPLIT_HEADER) &&
 			    memcmp(ls, FW_SPLIT_HEADER, strlen(FW_SPLIT_HEADER)) == 0)

@@ -59,6 +59,12 @@ int fw_sums_parse(struct fw_sums *s, const char *path, const char *buf, size_t l
 			have_size = false;
 			continue;
 		}
+		/* A NUL would silently cut the name short ("a\0/../x" read as "a"). */
+		if (memchr(ls, '\0', n)) {
+			fw_diag_add(d, path, it.line, "NUL byte in line");
+			have_size = false;
+			continue;
+		}
 		if (it.line == 1) {
 			if (n == strlen(FW_SUMS_HEADER) && memcmp(ls, FW_SUMS_HEADER, n) == 0)
 				continue;

@@ -76,7 +76,9 @@ int fw_read_text(int dirfd, const char *path, char **bufp, size_t *lenp)
 		r = -EFBIG;
 		goto fail;
 	}
-	cap = (size_t)st.st_size + 1;
+	/* Room for the NUL and one byte more, so the read that sees EOF needs
+	 * no growth: a file of exactly FW_TEXT_MAX bytes is read, not refused. */
+	cap = (size_t)st.st_size + 2;
 	buf = malloc(cap);
 	if (!buf) {
 		r = -ENOMEM;

@@ -281,9 +281,21 @@ static int parse_line(struct parser *p, const char *s, const char *e)
 		 * keyword line of the block the separator opened. */
 		if (!p->in_block || p->block_driver || w->blocks[w->nblocks - 1].count > 0 ||
 		    p->lic != 0) {
-			end_block(p);
+			/* Several Driver: lines may share one section between
+			 * separators with one licence at its end (upstream's
+			 * Conexant and qca sections): files of a driver with no
+			 * licence line of its own stay pending for the next
+			 * licence line of the section. A driver that had one is
+			 * closed as before, so no driver inherits another's. */
+			bool carry = p->in_block && p->lic == 0;
+			size_t lic_pending = p->lic_pending;
+
+			if (!carry)
+				end_block(p);
 			if (new_block(p) < 0)
 				return -ENOMEM;
+			if (carry)
+				p->lic_pending = lic_pending;
 		}
 		w->blocks[w->nblocks - 1].driver = dup_text(rest, e);
 		if (!w->blocks[w->nblocks - 1].driver)
