@@ -29,6 +29,7 @@ struct item {
 	char *target;            /* link: symlink text */
 	long needs;              /* link: copy item that must have succeeded, or -1 */
 	int ok;
+	bool keep_old;           /* a link to it failed: keep its old variants */
 	char *err;               /* why it failed */
 	uint64_t in, out;
 };
@@ -159,11 +160,9 @@ static void do_copy(struct ctx *c, struct item *it)
 		     r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
 		goto out;
 	}
-	r = remove_variants(pfd, leaf, strlen(leaf) - strlen(fw_compress_suffix(it->comp)), it->comp);
-	if (r < 0)
-		fail(it, "%s: cannot remove the old variants: %s", fw_esc(it->dest), strerror(-r));
-	else
-		it->ok = 1;
+	/* The old variants (NAME when NAME.xz was installed) go only after
+	 * the links: an old link may still point at them (see fw_install). */
+	it->ok = 1;
 out:
 	if (pfd != c->destfd)
 		close(pfd);
@@ -185,6 +184,8 @@ static void do_link(struct ctx *c, struct item *it)
 	pfd = fw_open_parent(c->destfd, it->dest, 1, &leaf);
 	if (pfd < 0) {
 		fail(it, "%s: %s", fw_esc(it->dest), parent_error(pfd));
+		if (it->needs >= 0)
+			c->items[it->needs].keep_old = true; /* the old link may use them */
 		return;
 	}
 	n = readlinkat(pfd, leaf, cur, sizeof(cur) - 1);
@@ -204,15 +205,56 @@ static void do_link(struct ctx *c, struct item *it)
 	if (r < 0) {
 		fail(it, "%s: %s; not linked", fw_esc(it->dest),
 		     r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
+		if (it->needs >= 0)
+			c->items[it->needs].keep_old = true; /* the old link may use them */
 	} else {
-		r = remove_variants(pfd, leaf, strlen(leaf) - strlen(fw_compress_suffix(it->comp)),
-				    it->comp);
-		if (r < 0)
-			fail(it, "%s: cannot remove the old variants: %s", fw_esc(it->dest), strerror(-r));
-		else
-			it->ok = 1;
+		it->ok = 1; /* its old variants go at the end, as a blob's do */
 	}
 	if (pfd != c->destfd)
+		close(pfd);
+}
+
+/* If dest is a symlink (a dedup link of an earlier install) that this
+ * install will replace by something else, replace it first by a copy of
+ * the bytes it leads to now. Otherwise it would serve another blob's new
+ * content as soon as that blob is replaced, and keep serving it if its own
+ * copy fails or the install is killed: neither its old nor its new
+ * content. Best effort: a symlink that leads nowhere valid is left be. */
+static void materialize(int destfd, const struct item *it)
+{
+	const char *leaf;
+	char tmp[320], cur[4096];
+	uint8_t dig[FW_SHA256_LEN];
+	struct stat st;
+	ssize_t n;
+	int pfd, src = -1, fd;
+
+	pfd = fw_open_parent(destfd, it->dest, 0, &leaf);
+	if (pfd < 0)
+		return;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+		goto out;
+	if (it->kind == IT_LINK) {
+		n = readlinkat(pfd, leaf, cur, sizeof(cur) - 1);
+		if (n >= 0 && (size_t)n == strlen(it->target) &&
+		    memcmp(cur, it->target, (size_t)n) == 0)
+			goto out; /* stays as it is */
+	}
+	src = fw_open_resolve(destfd, it->dest, O_RDONLY | O_NONBLOCK);
+	if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+		goto out;
+	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
+	if (fd < 0)
+		goto out;
+	if (fw_copy_compress(src, fd, FW_COMP_NONE, (uint64_t)st.st_size, dig, NULL) < 0)
+		unlinkat(pfd, tmp, 0);
+	else
+		fw_tmp_commit(pfd, fd, tmp, leaf, 0644);
+	close(fd);
+out:
+	if (src >= 0)
+		close(src);
+	if (pfd != destfd)
 		close(pfd);
 }
 
@@ -496,6 +538,8 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 		goto out;
 	}
 	clean_stale(destfd, c.items, nitems);
+	for (size_t i = 0; i < nitems; i++)
+		materialize(destfd, &c.items[i]);
 	pthread_mutex_init(&c.lock, NULL);
 	{
 		unsigned started = 0;
@@ -511,6 +555,32 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 	pthread_mutex_destroy(&c.lock);
 	for (size_t i = c.ncopies; i < nitems; i++)
 		do_link(&c, &c.items[i]);
+	/* Only now the old variants go (NAME once NAME.xz is in place): a
+	 * link of the old install (NAME -> blob) points at the old blob until
+	 * its new link (NAME.xz -> blob.xz) has replaced it, and a link may
+	 * point at a dedup link. Removing them right after each copy left
+	 * every such link dangling for the rest of the install, and for good
+	 * if it was killed. */
+	for (size_t i = 0; i < nitems; i++) {
+		struct item *it = &c.items[i];
+		const char *leaf;
+		int pfd;
+
+		if (!it->ok || it->keep_old)
+			continue;
+		pfd = fw_open_parent(destfd, it->dest, 0, &leaf);
+		r = pfd < 0 ? pfd :
+		    remove_variants(pfd, leaf, strlen(leaf) - strlen(fw_compress_suffix(it->comp)),
+				    it->comp);
+		if (pfd >= 0 && pfd != destfd)
+			close(pfd);
+		if (r < 0) {
+			fail(it, "%s: cannot remove the old variants: %s", fw_esc(it->dest),
+			     strerror(-r));
+			it->ok = 0;
+		}
+		r = 0;
+	}
 
 	for (size_t i = 0; i < nitems; i++) {
 		struct item *it = &c.items[i];
@@ -648,25 +718,43 @@ int fw_uninstall(const struct fw_tree *t, int destfd, const bool *pkg_selected,
 		if (pfd != destfd)
 			close(pfd);
 	}
-	/* Directories the names imply, deepest first; only empty ones go. */
-	for (size_t i = t->ndirs; i-- > 0;) {
-		bool ours = false;
-		size_t dl = strlen(t->dirs[i]);
+	/* Directories the names imply (of blobs and of links: t->dirs has
+	 * only those holding a blob, so a directory holding nothing but a
+	 * Link, such as compat/, would stay behind), deepest first: in
+	 * descending order every directory comes before its parents. Only
+	 * empty ones go. */
+	{
+		char **dirs = NULL;
+		size_t nd = 0, cap = 0;
 
-		for (size_t j = 0; j < n && !ours; j++)
-			ours = strncmp(names[j], t->dirs[i], dl) == 0 && names[j][dl] == '/';
-		if (ours) {
+		for (size_t j = 0; j < n; j++)
+			for (const char *s = strchr(names[j], '/'); s; s = strchr(s + 1, '/')) {
+				if (fw_grow(&dirs, &cap, nd, sizeof(*dirs)) < 0 ||
+				    !(dirs[nd] = fw_strndup(names[j], (size_t)(s - names[j]))))
+					goto dirs_done; /* out of memory: leave directories be */
+				nd++;
+			}
+		if (nd > 1)
+			qsort(dirs, nd, sizeof(*dirs), fw_strcmp_ptr);
+		for (size_t i = nd; i-- > 0;) {
+			const char *leaf;
+			int pfd;
+
+			if (i + 1 < nd && strcmp(dirs[i], dirs[i + 1]) == 0)
+				continue;
 			/* Through the parent's fd: never through a planted
 			 * symlink; AT_REMOVEDIR refuses a symlink leaf. */
-			const char *leaf;
-			int pfd = fw_open_parent(destfd, t->dirs[i], 0, &leaf);
-
+			pfd = fw_open_parent(destfd, dirs[i], 0, &leaf);
 			if (pfd < 0)
 				continue;
 			unlinkat(pfd, leaf, AT_REMOVEDIR);
 			if (pfd != destfd)
 				close(pfd);
 		}
+dirs_done:
+		for (size_t i = 0; i < nd; i++)
+			free(dirs[i]);
+		free(dirs);
 	}
 	free(names);
 	return 0;

@@ -237,7 +237,7 @@ static int walk_extra(int dfd, const char *prefix, const struct expect *x,
 		n++;
 	}
 	closedir(dir);
-	if (r == 0)
+	if (r == 0 && n > 1) /* an empty directory: names is NULL, not for qsort */
 		qsort(names, n, sizeof(*names), fw_strcmp_ptr);
 	for (size_t i = 0; i < n && r == 0; i++) {
 		char *rel = *prefix ? fw_asprintf("%s/%s", prefix, names[i]) : strdup(names[i]);

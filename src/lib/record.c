@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The install record: what fwdist put in a firmware directory, one file per package. */
+#include "record.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util.h"
+
+static const char *const type_names[] = {
+	[FW_REC_FILE] = "file",
+	[FW_REC_LINK] = "link",
+	[FW_REC_LICENCE] = "licence",
+};
+
+const char *fw_rec_type_name(enum fw_rec_type t)
+{
+	return type_names[t];
+}
+
+static void entry_free(struct fw_rec_entry *e)
+{
+	free(e->name);
+	free(e->target);
+}
+
+int fw_record_add(struct fw_record *r, const struct fw_rec_entry *e)
+{
+	struct fw_rec_entry c = *e;
+
+	c.name = strdup(e->name);
+	c.target = e->target ? strdup(e->target) : NULL;
+	if (!c.name || (e->target && !c.target) || fw_grow(&r->v, &r->cap, r->n, sizeof(*r->v)) < 0) {
+		entry_free(&c);
+		return -ENOMEM;
+	}
+	r->v[r->n++] = c;
+	return 0;
+}
+
+/* Split the next tab-separated field of [*p, e). */
+static const char *tab_field(const char **p, const char *e, size_t *len)
+{
+	const char *s = *p, *t = memchr(s, '\t', (size_t)(e - s));
+
+	*len = t ? (size_t)(t - s) : (size_t)(e - s);
+	*p = t ? t + 1 : e;
+	return s;
+}
+
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > 19 || (n > 1 && s[0] == '0'))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_record(struct fw_record *r, const char *path, const char *buf, size_t len,
+			struct fw_diag *d)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+
+	fw_lines_init(&it, buf, len);
+	while (fw_lines_next(&it, &ls, &le)) {
+		struct fw_rec_entry e = { .line = it.line };
+		const char *p = ls, *f[6];
+		size_t fl[6], nf = 0;
+		char comp[8];
+
+		if (it.line == 1) {
+			if ((size_t)(le - ls) != strlen(FW_RECORD_HEADER) ||
+			    memcmp(ls, FW_RECORD_HEADER, strlen(FW_RECORD_HEADER)) != 0)
+				fw_diag_add(d, path, 1, "missing header line '%s'", FW_RECORD_HEADER);
+			continue;
+		}
+		if (ls == le || *ls == '#')
+			continue;
+		if ((size_t)(le - ls) > 2 * FW_LINE_MAX || memchr(ls, '\0', (size_t)(le - ls))) {
+			fw_diag_add(d, path, it.line, "malformed line");
+			continue;
+		}
+		while (p < le && nf < 6)
+			f[nf] = tab_field(&p, le, &fl[nf]), nf++;
+		if (nf < 3 || p < le)
+			goto bad;
+		if (fl[0] == 4 && !memcmp(f[0], "file", 4) && nf == 5)
+			e.type = FW_REC_FILE;
+		else if (fl[0] == 4 && !memcmp(f[0], "link", 4) && nf == 3)
+			e.type = FW_REC_LINK;
+		else if (fl[0] == 7 && !memcmp(f[0], "licence", 7) && nf == 4)
+			e.type = FW_REC_LICENCE;
+		else
+			goto bad;
+		e.name = fw_strndup(f[1], fl[1]);
+		if (!e.name)
+			return -ENOMEM;
+		if (fw_name_problem(e.name))
+			goto bad_free;
+		if (e.type == FW_REC_LINK) {
+			e.target = fw_strndup(f[2], fl[2]);
+			if (!e.target)
+				goto nomem;
+		} else {
+			if (fw_sha256_parse(f[2], fl[2], e.sha256) < 0 ||
+			    parse_u64(f[3], fl[3], &e.size) < 0)
+				goto bad_free;
+			if (e.type == FW_REC_FILE) {
+				if (fl[4] >= sizeof(comp))
+					goto bad_free;
+				memcpy(comp, f[4], fl[4]);
+				comp[fl[4]] = '\0';
+				if (fw_compress_parse(comp, &e.comp) < 0)
+					goto bad_free;
+			}
+		}
+		if (fw_grow(&r->v, &r->cap, r->n, sizeof(*r->v)) < 0)
+			goto nomem;
+		r->v[r->n++] = e;
+		continue;
+nomem:
+		entry_free(&e);
+		return -ENOMEM;
+bad_free:
+		entry_free(&e);
+bad:
+		fw_diag_add(d, path, it.line, "malformed line");
+	}
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct fw_rec_entry *)a)->name, ((const struct fw_rec_entry *)b)->name);
+}
+
+int fw_records_load(int fwfd, struct fw_records *rs, struct fw_diag *d)
+{
+	int dfd = openat(fwfd, FW_RECORD_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir;
+	struct dirent *de;
+	int r = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	dir = fdopendir(dfd);
+	if (!dir) {
+		close(dfd);
+		return -errno;
+	}
+	while ((de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+		struct fw_record rec = { 0 };
+		char *buf, *path;
+		size_t len;
+
+		if (n <= 5 || strcmp(de->d_name + n - 5, ".list") != 0 || de->d_name[0] == '.')
+			continue;
+		r = fw_read_text(dirfd(dir), de->d_name, &buf, &len);
+		if (r < 0)
+			break;
+		rec.package = fw_strndup(de->d_name, n - 5);
+		path = fw_asprintf("%s/%s", FW_RECORD_DIR, de->d_name);
+		if (!rec.package || !path) {
+			free(rec.package);
+			free(path);
+			free(buf);
+			r = -ENOMEM;
+			break;
+		}
+		r = parse_record(&rec, path, buf, len, d);
+		free(path);
+		free(buf);
+		if (r == 0 && fw_grow(&rs->v, &rs->cap, rs->n, sizeof(*rs->v)) < 0)
+			r = -ENOMEM;
+		if (r < 0) {
+			for (size_t i = 0; i < rec.n; i++)
+				entry_free(&rec.v[i]);
+			free(rec.v);
+			free(rec.package);
+			break;
+		}
+		qsort(rec.v, rec.n, sizeof(*rec.v), cmp_entry);
+		rs->v[rs->n++] = rec;
+	}
+	closedir(dir);
+	return r;
+}
+
+void fw_records_free(struct fw_records *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		for (size_t j = 0; j < rs->v[i].n; j++)
+			entry_free(&rs->v[i].v[j]);
+		free(rs->v[i].v);
+		free(rs->v[i].package);
+	}
+	free(rs->v);
+	memset(rs, 0, sizeof(*rs));
+}
+
+const struct fw_rec_entry *fw_records_find(const struct fw_records *rs, const char *name,
+					   const char **package)
+{
+	struct fw_rec_entry key = { .name = (char *)name };
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct fw_rec_entry *e;
+
+		if (!rs->v[i].n)
+			continue;
+		e = bsearch(&key, rs->v[i].v, rs->v[i].n, sizeof(key), cmp_entry);
+		if (e) {
+			if (package)
+				*package = rs->v[i].package;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+struct fw_record *fw_records_get(struct fw_records *rs, const char *package)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcmp(rs->v[i].package, package) == 0)
+			return &rs->v[i];
+	return NULL;
+}
+
+int fw_record_write(int fwfd, struct fw_record *r)
+{
+	char *buf = NULL, *path;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	qsort(r->v, r->n, sizeof(*r->v), cmp_entry);
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "%s\n", FW_RECORD_HEADER);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct fw_rec_entry *e = &r->v[i];
+		char hex[FW_SHA256_HEX + 1];
+
+		if (e->type == FW_REC_LINK) {
+			fprintf(f, "link\t%s\t%s\n", e->name, e->target);
+			continue;
+		}
+		fw_sha256_hex(e->sha256, hex);
+		if (e->type == FW_REC_FILE)
+			fprintf(f, "file\t%s\t%s\t%" PRIu64 "\t%s\n", e->name, hex, e->size,
+				fw_compress_name(e->comp));
+		else
+			fprintf(f, "licence\t%s\t%s\t%" PRIu64 "\n", e->name, hex, e->size);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	/* .fwdist/ is ours: a symlink planted there is refused by O_NOFOLLOW. */
+	if (mkdirat(fwfd, FW_RECORD_DIR, 0755) < 0 && errno != EEXIST) {
+		free(buf);
+		return -errno;
+	}
+	path = fw_asprintf("%s/%s.list", FW_RECORD_DIR, r->package);
+	if (!path) {
+		free(buf);
+		return -ENOMEM;
+	}
+	ret = fw_write_atomic(fwfd, path, buf, len, 0644);
+	free(path);
+	free(buf);
+	return ret;
+}
+
+int fw_record_remove(int fwfd, const char *package)
+{
+	int dfd = openat(fwfd, FW_RECORD_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char *leaf;
+	int r = 0;
+
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	leaf = fw_asprintf("%s.list", package);
+	if (!leaf) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	if (unlinkat(dfd, leaf, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	else
+		fsync(dfd);
+	free(leaf);
+	close(dfd);
+	unlinkat(fwfd, FW_RECORD_DIR, AT_REMOVEDIR); /* only if empty */
+	return r;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The install record: what fwdist put in a firmware directory, one file per package. */
+#ifndef FWDIST_RECORD_H
+#define FWDIST_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compress.h"
+#include "diag.h"
+#include "digest.h"
+
+#define FW_RECORD_DIR ".fwdist"
+#define FW_RECORD_HEADER "# fwdist install record 1"
+
+enum fw_rec_type {
+	FW_REC_FILE,    /* a blob: its content digest and size, and how it is stored */
+	FW_REC_LINK,    /* a symlink: Link: or dedup link */
+	FW_REC_LICENCE, /* a licence text */
+};
+
+/* One line, fields separated by a tab (names hold no control characters):
+ *   file     NAME  SHA256  SIZE  none|xz|zstd
+ *   link     NAME  TARGET
+ *   licence  NAME  SHA256  SIZE
+ * NAME is the path installed in the firmware directory (with .xz/.zst);
+ * SHA256 and SIZE are of the uncompressed content. Sorted by NAME. */
+struct fw_rec_entry {
+	enum fw_rec_type type;
+	char *name;
+	char *target;
+	uint8_t sha256[FW_SHA256_LEN];
+	uint64_t size;
+	enum fw_compress comp;
+	unsigned line;
+};
+
+struct fw_record {
+	char *package;
+	struct fw_rec_entry *v;
+	size_t n, cap;
+};
+
+struct fw_records {
+	struct fw_record *v;
+	size_t n, cap;
+};
+
+/* Read every .fwdist/<package>.list below fwfd (none: an empty set).
+ * Malformed lines are findings in d. 0 or -errno. */
+int fw_records_load(int fwfd, struct fw_records *rs, struct fw_diag *d);
+void fw_records_free(struct fw_records *rs);
+/* The entry recording name in any package's record, or NULL. */
+const struct fw_rec_entry *fw_records_find(const struct fw_records *rs, const char *name,
+					   const char **package);
+struct fw_record *fw_records_get(struct fw_records *rs, const char *package);
+
+/* Sort entries by name and write .fwdist/<package>.list atomically. */
+int fw_record_write(int fwfd, struct fw_record *r);
+/* Remove .fwdist/<package>.list (and .fwdist/ if then empty). */
+int fw_record_remove(int fwfd, const char *package);
+int fw_record_add(struct fw_record *r, const struct fw_rec_entry *e);
+
+const char *fw_rec_type_name(enum fw_rec_type t);
+
+#endif

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for the setup and after scripts of tests/cases/{install,verify,uninstall}-*:
+#   . "$(dirname "$0")/../../install/case-lib.sh"
+# (run-cases runs those scripts as `bash -eu tests/cases/NAME/SCRIPT` inside
+# the case's copy of the tree, with $FWDIST, $TREE, $DEST and $WORK set.)
+
+# Every entry below DIR (default $DEST) with type, mode and symlink text,
+# relative to DIR, sorted: the exact shape of an installed tree.
+listing() {
+	(cd "${1:-$DEST}" && find . -printf '%y %m %p %l\n' | LC_ALL=C sort)
+}
+
+# A byte-for-byte picture of DIR: listing plus the digest of every file.
+snapshot() {
+	listing "$1"
+	(cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+}
+
+# Compare the listing of DIR (default $DEST) with the expected one on stdin.
+expect_listing() {
+	listing "${1:-$DEST}" >"$WORK/listing.got"
+	diff -u - "$WORK/listing.got"
+}
+
+# No temporary file of an install (".LEAF.fwdist-XXXXXX") anywhere below DIR.
+no_tmp() {
+	local left
+	left=$(find "${1:-$DEST}" -name '.*.fwdist-*')
+	if [ -n "$left" ]; then
+		echo "temporary files left: $left"
+		return 1
+	fi
+}
+
+# The tree copy is exactly as run-cases saw it before the command ran
+# (run-cases records that picture in $WORK/before).
+tree_unchanged() {
+	(cd "$TREE" && find . -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) >"$WORK/tree.now"
+	diff -u "$WORK/before" "$WORK/tree.now"
+}
+
+# FILE's content equals the tree's firmware/NAME.
+same_as_blob() {
+	cmp "$1" "$TREE/firmware/$2"
+}
+
+# Decompressed FILE (.xz or .zst) equals the tree's firmware/NAME.
+xz_is_blob() {
+	xz -dc <"$1" | cmp - "$TREE/firmware/$2"
+}
+zstd_is_blob() {
+	zstd -qdc <"$1" | cmp - "$TREE/firmware/$2" # stdin: zstd ignores symlinks given by name
+}
+
+# The xz file has exactly one stream, checked with CRC32 (the kernel's xz_dec
+# refuses the default CRC64).
+xz_crc32() {
+	local out
+	out=$(xz -lvv "$1")
+	grep -Eq '^ +Streams: +1$' <<<"$out" || { echo "$1: not one stream"; return 1; }
+	grep -Eq '^ +Check: +CRC32$' <<<"$out" || { echo "$1: check is not CRC32:"; echo "$out"; return 1; }
+}
+
+# The zstd file is one frame whose header carries the content size BYTES.
+zstd_sized() {
+	local out
+	out=$(zstd -lv "$1" 2>&1)
+	grep -Eq '^# Zstandard Frames: 1$' <<<"$out" || { echo "$1: not one frame:"; echo "$out"; return 1; }
+	grep -Eq "^Decompressed Size: .* \\($2 B\\)\$" <<<"$out" || { echo "$1: no content size $2:"; echo "$out"; return 1; }
+}
