@@ -101,7 +101,8 @@ cases: tools firmware
 	@FWDIST=$(abspath $(FWDIST)) tests/run-cases
 
 check: tools firmware unit cases check-tree
-	@if [ -x tests/install/run ]; then FWDIST=$(abspath $(FWDIST)) tests/install/run; fi
+	@FWDIST=$(abspath $(FWDIST)) tests/install/run
+	@FWDIST=$(abspath $(FWDIST)) tests/install/upgrade
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run

@@ -14,7 +14,7 @@
 
 static void help(void)
 {
-	printf("Usage: fwdist [-C DIR] licenses [--package P] [--json]\n"
+	printf("Usage: fwdist [-C DIR] licenses [--package P] [--select FILE] [--json]\n"
 	       "\n"
 	       "Report the licences of the tree's blobs. First every problem blob: no\n"
 	       "licence, a licence missing from manifests/licenses, a licence text missing\n"
@@ -23,7 +23,9 @@ static void help(void)
 	       "category, the number of blobs under it and the policy's reason. Exit 1 if\n"
 	       "there is any problem.\n"
 	       "\n"
-	       "  --package P   only the blobs of package P: its licence closure\n"
+	       "  --package P   only the blobs of package P (repeatable): the licence\n"
+	       "                texts and SPDX expressions shipping them requires\n"
+	       "  --select FILE only the blobs a selection file selects (see install)\n"
 	       "  --json        machine-readable output\n");
 }
 
@@ -84,48 +86,59 @@ int cmd_licenses(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "package", required_argument, NULL, 'p' },
+		{ "select", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *package = NULL;
+	struct fw_cli_select cs = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
 	struct problem *probs = NULL;
 	unsigned *counts = NULL;
 	size_t nprobs = 0;
-	int c, pkg = -1, ret = EXIT_FINDING;
+	int c, ret = EXIT_FINDING;
+	bool partial;
 
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			package = optarg;
+			if (fw_cli_add_package(&cs, optarg) < 0) {
+				fw_cli_select_free(&cs);
+				fw_err("out of memory");
+				return EXIT_FINDING;
+			}
+			break;
+		case 's':
+			cs.file = optarg;
 			break;
 		case 'j':
 			fw_json = true;
 			break;
 		case 'h':
+			fw_cli_select_free(&cs);
 			help();
 			return EXIT_OK;
 		default:
+			fw_cli_select_free(&cs);
 			return fw_usage("licenses", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
+	if (optind < argc) {
+		fw_cli_select_free(&cs);
 		return fw_usage("licenses", "unexpected argument '%s'", argv[optind]);
+	}
 	if (fw_load_tree(&t, &d) != EXIT_OK) {
+		fw_cli_select_free(&cs);
 		fw_diag_free(&d);
 		return EXIT_FINDING;
 	}
 	fw_print_diag(&d);
-	if (package) {
-		pkg = fw_split_find(&t.split, package);
-		if (pkg < 0) {
-			ret = fw_usage("licenses", "no package '%s' in %s", fw_esc(package),
-				       FW_TREE_SPLIT);
-			goto out;
-		}
-	}
+	ret = fw_cli_build_selection(&cs, &t, "licenses");
+	if (ret != EXIT_OK)
+		goto out;
+	ret = EXIT_FINDING;
+	partial = cs.sel.pkg || cs.sel.blob;
 	counts = calloc(t.policy.n + 1, sizeof(*counts));
 	probs = calloc(t.nblobs + 1, sizeof(*probs));
 	if (!counts || !probs) {
@@ -137,7 +150,8 @@ int cmd_licenses(int argc, char **argv)
 		struct count_ctx cc = { .t = &t, .counts = counts };
 		char *text = NULL;
 
-		if (b->duplicate || (pkg >= 0 && b->pkg != pkg))
+		if (b->duplicate || (cs.sel.pkg && (b->pkg < 0 || !cs.sel.pkg[b->pkg])) ||
+		    (cs.sel.blob && !cs.sel.blob[i]))
 			continue;
 		if (!b->lic) {
 			text = strdup("no licence (no SPDX-License-Identifier: applies)");
@@ -176,7 +190,7 @@ int cmd_licenses(int argc, char **argv)
 		for (size_t i = 0, first = 1; i < t.policy.n; i++) {
 			const struct fw_policy_entry *p = &t.policy.v[i];
 
-			if (pkg >= 0 && !counts[i])
+			if (partial && !counts[i])
 				continue;
 			printf("%s{\"id\":", first ? "" : ",");
 			fw_json_str(stdout, p->id);
@@ -199,8 +213,9 @@ int cmd_licenses(int argc, char **argv)
 		for (size_t i = 0; i < t.policy.n; i++) {
 			const struct fw_policy_entry *p = &t.policy.v[i];
 
-			/* With --package: its closure, the texts it must ship. */
-			if (pkg >= 0 && !counts[i])
+			/* With --package or --select: the closure, the texts
+			 * shipping that part of the tree requires. */
+			if (partial && !counts[i])
 				continue;
 			printf("%-36s %-15s %6u  %s\n", p->id, fw_category_name(p->cat), counts[i],
 			       p->reason);
@@ -212,6 +227,7 @@ out:
 		free(probs[i].text);
 	free(probs);
 	free(counts);
+	fw_cli_select_free(&cs);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

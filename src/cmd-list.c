@@ -177,7 +177,7 @@ int cmd_list(int argc, char **argv)
 			const struct fw_blob *b = NULL;
 			char hex[FW_SHA256_HEX + 1];
 
-			if (x->blob >= 0 && fw_blob_installable(&t.blobs[x->blob], NULL))
+			if (x->blob >= 0 && fw_blob_installable(&t, &t.blobs[x->blob], NULL))
 				b = &t.blobs[x->blob];
 			else if (x->link >= 0 && fw_link_installable(&t, &t.links[x->link], NULL) &&
 				 t.links[x->link].blob >= 0)

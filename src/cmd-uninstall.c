@@ -16,10 +16,12 @@ static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] uninstall [OPTIONS]\n"
 	       "\n"
-	       "Remove from DESTDIR/FIRMWAREDIR what `fwdist install` puts there for this\n"
-	       "tree: every variant (NAME, NAME.xz, NAME.zst) of its blobs and links,\n"
-	       "temporary files left by an interrupted install, and the directories this\n"
-	       "leaves empty. Other files are never touched; nothing is followed.\n"
+	       "Remove from DESTDIR/FIRMWAREDIR what `fwdist install` put there: exactly\n"
+	       "what .fwdist/<package>.list records (each entry only if it is still of\n"
+	       "the type installed), then the record. Without a record, every variant\n"
+	       "(NAME, NAME.xz, NAME.zst) of the tree's blobs and links and its licence\n"
+	       "texts. Also temporary files of an interrupted install and the directories\n"
+	       "this leaves empty. Other files are never touched; nothing is followed.\n"
 	       "\n"
 	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
 	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
@@ -41,9 +43,8 @@ int cmd_uninstall(int argc, char **argv)
 	struct fw_install_result res;
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
-	bool *sel = NULL, quiet = false;
-	const char **pkgs = NULL;
-	size_t npkgs = 0;
+	struct fw_cli_select cs = { 0 };
+	bool quiet = false;
 	char *root = NULL;
 	int c, r, fd = -1, ret = EXIT_FINDING;
 
@@ -55,36 +56,31 @@ int cmd_uninstall(int argc, char **argv)
 		case 'f':
 			fwdir = optarg;
 			break;
-		case 'p': {
-			const char **np = realloc(pkgs, (npkgs + 1) * sizeof(*np));
-
-			if (!np) {
-				free(pkgs);
+		case 'p':
+			if (fw_cli_add_package(&cs, optarg) < 0) {
+				fw_cli_select_free(&cs);
 				fw_err("out of memory");
 				return EXIT_FINDING;
 			}
-			pkgs = np;
-			pkgs[npkgs++] = optarg;
 			break;
-		}
 		case 'q':
 			quiet = true;
 			break;
 		case 'h':
-			free(pkgs);
+			fw_cli_select_free(&cs);
 			help();
 			return EXIT_OK;
 		default:
-			free(pkgs);
+			fw_cli_select_free(&cs);
 			return fw_usage("uninstall", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
-		free(pkgs);
+		fw_cli_select_free(&cs);
 		return fw_usage("uninstall", "unexpected argument '%s'", argv[optind]);
 	}
 	if (fw_load_tree(&t, &d) != EXIT_OK) {
-		free(pkgs);
+		fw_cli_select_free(&cs);
 		fw_diag_free(&d);
 		return EXIT_FINDING;
 	}
@@ -95,23 +91,10 @@ int cmd_uninstall(int argc, char **argv)
 		       d.n == 1 ? "" : "s");
 		goto out;
 	}
-	if (npkgs) {
-		sel = calloc(t.split.npkgs + 1, sizeof(*sel));
-		if (!sel) {
-			fw_err("out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < npkgs; i++) {
-			int p = fw_split_find(&t.split, pkgs[i]);
-
-			if (p < 0) {
-				ret = fw_usage("uninstall", "no package '%s' in %s", fw_esc(pkgs[i]),
-					       FW_TREE_SPLIT);
-				goto out;
-			}
-			sel[p] = true;
-		}
-	}
+	ret = fw_cli_build_selection(&cs, &t, "uninstall");
+	if (ret != EXIT_OK)
+		goto out;
+	ret = EXIT_FINDING;
 	root = fw_asprintf("%s%s", destdir ? destdir : "", fwdir);
 	if (!root) {
 		fw_err("out of memory");
@@ -128,22 +111,22 @@ int cmd_uninstall(int argc, char **argv)
 		}
 		goto out;
 	}
-	r = fw_uninstall(&t, fd, sel, &res, &d);
+	r = fw_uninstall(&t, fd, &cs.sel, &res, &d);
 	fw_print_diag(&d);
 	if (r < 0) {
 		fw_err("uninstall: %s", strerror(-r));
 		goto out;
 	}
 	if (!quiet)
-		printf("uninstall: removed %zu blob%s, %zu link%s\n", res.blobs,
-		       res.blobs == 1 ? "" : "s", res.links, res.links == 1 ? "" : "s");
+		printf("uninstall: removed %zu blob%s, %zu link%s, %zu licence%s\n", res.blobs,
+		       res.blobs == 1 ? "" : "s", res.links, res.links == 1 ? "" : "s", res.licences,
+		       res.licences == 1 ? "" : "s");
 	ret = res.failed ? EXIT_FINDING : EXIT_OK;
 out:
 	if (fd >= 0)
 		close(fd);
 	free(root);
-	free(sel);
-	free(pkgs);
+	fw_cli_select_free(&cs);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

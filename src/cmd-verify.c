@@ -20,7 +20,8 @@ static void help(void)
 	       "\n"
 	       "Check an installed firmware directory against the tree: every blob\n"
 	       "(plain, .xz or .zst, decompressed and hashed; symlinks inside the\n"
-	       "directory are followed), every link, and entries nothing explains.\n"
+	       "directory are followed), every link, the licence texts install puts in\n"
+	       "LICENSES/<package>/, and entries nothing explains (.fwdist/ is install's).\n"
 	       "Works on any root, e.g. files unpacked from packages. Prints one line\n"
 	       "per problem (missing, modified, wrong type, unexpected, kernel) and\n"
 	       "exits 1 if there is any.\n"
@@ -28,6 +29,8 @@ static void help(void)
 	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
 	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
 	       "  --package NAME        only this package's names (repeatable)\n"
+	       "  --select FILE         only these names or globs (as for install)\n"
+	       "  --no-licenses         do not expect the licence texts in LICENSES/<package>/\n"
 	       "  --ignore-extra        do not report unexpected entries (a shared /lib/firmware)\n"
 	       "  --json                machine-readable output\n");
 }
@@ -38,6 +41,8 @@ int cmd_verify(int argc, char **argv)
 		{ "destdir", required_argument, NULL, 'd' },
 		{ "firmware-dir", required_argument, NULL, 'f' },
 		{ "package", required_argument, NULL, 'p' },
+		{ "select", required_argument, NULL, 's' },
+		{ "no-licenses", no_argument, NULL, 'L' },
 		{ "ignore-extra", no_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -49,9 +54,7 @@ int cmd_verify(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
 	char *root = NULL;
-	bool *sel = NULL;
-	const char **pkgs = NULL;
-	size_t npkgs = 0;
+	struct fw_cli_select cs = { 0 };
 	int c, r, rootfd = -1, ret = EXIT_FINDING;
 
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -62,18 +65,19 @@ int cmd_verify(int argc, char **argv)
 		case 'f':
 			fwdir = optarg;
 			break;
-		case 'p': {
-			const char **np = realloc(pkgs, (npkgs + 1) * sizeof(*np));
-
-			if (!np) {
-				free(pkgs);
+		case 'p':
+			if (fw_cli_add_package(&cs, optarg) < 0) {
+				fw_cli_select_free(&cs);
 				fw_err("out of memory");
 				return EXIT_FINDING;
 			}
-			pkgs = np;
-			pkgs[npkgs++] = optarg;
 			break;
-		}
+		case 's':
+			cs.file = optarg;
+			break;
+		case 'L':
+			o.no_licences = true;
+			break;
 		case 'x':
 			o.ignore_extra = true;
 			break;
@@ -81,20 +85,20 @@ int cmd_verify(int argc, char **argv)
 			fw_json = true;
 			break;
 		case 'h':
-			free(pkgs);
+			fw_cli_select_free(&cs);
 			help();
 			return EXIT_OK;
 		default:
-			free(pkgs);
+			fw_cli_select_free(&cs);
 			return fw_usage("verify", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
-		free(pkgs);
+		fw_cli_select_free(&cs);
 		return fw_usage("verify", "unexpected argument '%s'", argv[optind]);
 	}
 	if (fw_load_tree(&t, &d) != EXIT_OK) {
-		free(pkgs);
+		fw_cli_select_free(&cs);
 		fw_diag_free(&d);
 		return EXIT_FINDING;
 	}
@@ -104,24 +108,11 @@ int cmd_verify(int argc, char **argv)
 		fw_err("verify: the tree has %zu finding%s; fix it first", d.n, d.n == 1 ? "" : "s");
 		goto out;
 	}
-	if (npkgs) {
-		sel = calloc(t.split.npkgs + 1, sizeof(*sel));
-		if (!sel) {
-			fw_err("out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < npkgs; i++) {
-			int p = fw_split_find(&t.split, pkgs[i]);
-
-			if (p < 0) {
-				ret = fw_usage("verify", "no package '%s' in %s", fw_esc(pkgs[i]),
-					       FW_TREE_SPLIT);
-				goto out;
-			}
-			sel[p] = true;
-		}
-		o.pkg_selected = sel;
-	}
+	ret = fw_cli_build_selection(&cs, &t, "verify");
+	if (ret != EXIT_OK)
+		goto out;
+	ret = EXIT_FINDING;
+	o.sel = cs.sel;
 	root = fw_asprintf("%s%s", destdir ? destdir : "", fwdir);
 	if (!root) {
 		fw_err("out of memory");
@@ -169,8 +160,7 @@ out:
 		close(rootfd);
 	fw_verify_result_free(&res);
 	free(root);
-	free(sel);
-	free(pkgs);
+	fw_cli_select_free(&cs);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

@@ -2,12 +2,17 @@
 /* fwdist: main(), global options and dispatch to the subcommands. */
 #include "fwdist.h"
 
+#include <errno.h>
+
 #include <getopt.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "select.h"
+#include "util.h"
 
 const char *fw_tree_root = ".";
 bool fw_json;
@@ -100,6 +105,74 @@ int fw_load_tree(struct fw_tree *t, struct fw_diag *d)
 		return EXIT_FINDING;
 	}
 	return EXIT_OK;
+}
+
+int fw_cli_add_package(struct fw_cli_select *s, const char *name)
+{
+	const char **np = realloc(s->pkgs, (s->npkgs + 1) * sizeof(*np));
+
+	if (!np)
+		return -ENOMEM;
+	s->pkgs = np;
+	s->pkgs[s->npkgs++] = name;
+	return 0;
+}
+
+int fw_cli_build_selection(struct fw_cli_select *s, const struct fw_tree *t, const char *cmd)
+{
+	if (s->npkgs) {
+		s->pkg = calloc(t->split.npkgs + 1, sizeof(*s->pkg));
+		if (!s->pkg) {
+			fw_err("out of memory");
+			return EXIT_FINDING;
+		}
+		for (size_t i = 0; i < s->npkgs; i++) {
+			int p = fw_split_find(&t->split, s->pkgs[i]);
+
+			if (p < 0)
+				return fw_usage(cmd, "no package '%s' in %s", fw_esc(s->pkgs[i]),
+						FW_TREE_SPLIT);
+			s->pkg[p] = true;
+		}
+		s->sel.pkg = s->pkg;
+	}
+	if (s->file) {
+		struct fw_diag d = { 0 };
+		int r;
+
+		s->blob = calloc(t->nblobs + 1, sizeof(*s->blob));
+		s->link = calloc(t->nlinks + 1, sizeof(*s->link));
+		if (!s->blob || !s->link) {
+			fw_err("out of memory");
+			return EXIT_FINDING;
+		}
+		r = fw_select_load(t, s->file, s->blob, s->link, &d);
+		if (r < 0) {
+			fw_err("%s: cannot read: %s", s->file, strerror(-r));
+			fw_diag_free(&d);
+			return EXIT_FINDING;
+		}
+		if (d.n || d.nomem) {
+			fw_print_diag(&d);
+			fw_err("%s: %zu line%s select nothing; nothing done", s->file, d.n,
+			       d.n == 1 ? "" : "s");
+			fw_diag_free(&d);
+			return EXIT_FINDING;
+		}
+		fw_diag_free(&d);
+		s->sel.blob = s->blob;
+		s->sel.link = s->link;
+	}
+	return EXIT_OK;
+}
+
+void fw_cli_select_free(struct fw_cli_select *s)
+{
+	free(s->pkgs);
+	free(s->pkg);
+	free(s->blob);
+	free(s->link);
+	memset(s, 0, sizeof(*s));
 }
 
 int main(int argc, char **argv)

@@ -31,6 +31,22 @@ int fw_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf
  * On success the caller owns t and d (parse findings stay in d, printed). */
 int fw_load_tree(struct fw_tree *t, struct fw_diag *d);
 
+/* --package NAME (repeatable) and --select FILE, shared by the commands
+ * that act on part of the tree. */
+struct fw_cli_select {
+	const char **pkgs;
+	size_t npkgs;
+	const char *file;
+	bool *pkg, *blob, *link;
+	struct fw_selection sel;
+};
+int fw_cli_add_package(struct fw_cli_select *s, const char *name);
+/* Resolve against t: EXIT_OK, EXIT_USAGE for an unknown package, or
+ * EXIT_FINDING for an unreadable selection file or one whose lines select
+ * nothing (printed as FILE:LINE: ...). */
+int fw_cli_build_selection(struct fw_cli_select *s, const struct fw_tree *t, const char *cmd);
+void fw_cli_select_free(struct fw_cli_select *s);
+
 int cmd_check(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -288,3 +288,19 @@ int fw_open_resolve(int rootfd, const char *name, int flags)
 	free(cur);
 	return r;
 }
+
+int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		char suffix[7];
+
+		tmp_suffix(suffix);
+		if (snprintf(tmpname, tmplen, ".%.200s.fwdist-%s", leaf, suffix) >= (int)tmplen)
+			return -ENAMETOOLONG;
+		if (mkdirat(dirfd, tmpname, 0755) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}

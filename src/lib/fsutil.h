@@ -49,4 +49,9 @@ int fw_mkdir_p_open(const char *path);
  * Returns an fd or -errno; -EXDEV for a link leading outside. */
 int fw_open_resolve(int rootfd, const char *name, int flags);
 
+
+/* Create a new empty directory ".LEAF.fwdist-XXXXXX" in dirfd (mode 0755),
+ * its name written to tmpname. 0 or -errno. */
+int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen);
+
 #endif

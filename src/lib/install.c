@@ -1,37 +1,53 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Install the tree into a firmware directory: verified, atomic, compressed, deduplicated. */
+/* Install the tree into a firmware directory: verified, atomic, compressed, deduplicated, recorded. */
 #include "install.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "record.h"
 #include "util.h"
 
 enum item_kind { IT_COPY, IT_LINK };
 
 struct item {
 	enum item_kind kind;
-	const char *name;        /* request name, for messages */
-	const struct fw_blob *b; /* copy: the blob */
+	const char *name;        /* request name or licence path, for messages */
+	const struct fw_blob *b; /* the blob copied, or a dedup link's blob */
+	int pkg;                 /* package it belongs to */
+	bool licence;            /* copy of LICENSES/<id>.txt from the tree root */
+	char *src;               /* copy: path below firmware/ or the tree root */
+	uint8_t sha256[FW_SHA256_LEN]; /* copy: the content it must have */
+	uint64_t size;
 	enum fw_compress comp;   /* copy: how it is stored; link: of its target */
-	char *dest;              /* name in the destination, with suffix */
+	char *final;             /* its name in the destination, with suffix */
+	char *dest;              /* where it is written: final, or below a staged directory */
 	char *target;            /* link: symlink text */
 	long needs;              /* link: copy item that must have succeeded, or -1 */
+	bool exchange;           /* a directory of the old install is at final: swap it out */
 	int ok;
 	bool keep_old;           /* a link to it failed: keep its old variants */
 	char *err;               /* why it failed */
 	uint64_t in, out;
+};
+
+/* A directory of the new tree where the old install has a file or a link:
+ * built under a temporary name, then swapped in whole. */
+struct stage {
+	char *final; /* the directory's name */
+	char *tmp;   /* its temporary name, in the same parent */
+	bool failed;
 };
 
 struct ctx {
@@ -39,11 +55,15 @@ struct ctx {
 	const struct fw_install_opts *o;
 	int destfd, fwfd;
 	struct item *items;
-	size_t ncopies;
+	size_t nitems, ncopies;
+	struct stage *stages;
+	size_t nstages, cap_stages;
+	struct fw_records rec;
 	atomic_size_t next;
 	pthread_mutex_t lock;
 	size_t done;
 	uint64_t bytes;
+	struct fw_diag *d;
 };
 
 static const enum fw_compress all_comp[] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
@@ -71,6 +91,153 @@ static const char *parent_error(int r)
 	if (r == -ENOTDIR)
 		return "a non-directory is in its path in the destination";
 	return strerror(-r);
+}
+
+static enum fw_compress comp_of_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 1; i < FW_ARRAY_SIZE(all_comp); i++) {
+		const char *suf = fw_compress_suffix(all_comp[i]);
+		size_t sl = strlen(suf);
+
+		if (n > sl && strcmp(name + n - sl, suf) == 0)
+			return all_comp[i];
+	}
+	return FW_COMP_NONE;
+}
+
+/* Remove a directory tree without following any symlink in it. */
+static int rm_rf_at(int at, const char *name)
+{
+	struct stat st;
+	DIR *dir;
+	struct dirent *de;
+	int fd, r = 0;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(at, name, 0) < 0 ? -errno : 0;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(dir)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && r == 0)
+			r = rm_rf_at(dirfd(dir), de->d_name);
+	closedir(dir);
+	if (r == 0 && unlinkat(at, name, AT_REMOVEDIR) < 0)
+		r = -errno;
+	return r;
+}
+
+/* ".LEAF.fwdist-XXXXXX": the temporary files, symlinks and staged
+ * directories install makes. One left behind is from an install that was
+ * killed; nothing else uses this pattern. */
+static bool is_stale_tmp(const char *n)
+{
+	size_t len = strlen(n);
+
+	if (n[0] != '.' || len < 1 + 1 + 8 + 6 || memcmp(n + len - 14, ".fwdist-", 8) != 0)
+		return false;
+	for (size_t i = len - 6; i < len; i++)
+		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= '0' && n[i] <= '9')))
+			return false;
+	return true;
+}
+
+static void clean_tmp_in(int pfd)
+{
+	int fd = dup(pfd);
+	DIR *dir;
+	struct dirent *de;
+
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (is_stale_tmp(de->d_name))
+			rm_rf_at(pfd, de->d_name);
+	closedir(dir);
+}
+
+/* Remove stale temporary files from each directory the plan writes to. */
+static void clean_stale(int destfd, struct item *items, size_t n)
+{
+	char **dirs = calloc(n + 1, sizeof(*dirs));
+	size_t nd = 0;
+
+	if (!dirs)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *slash = strrchr(items[i].final, '/');
+
+		dirs[nd] = slash ? fw_strndup(items[i].final, (size_t)(slash - items[i].final)) :
+				   strdup(".");
+		if (dirs[nd])
+			nd++;
+	}
+	qsort(dirs, nd, sizeof(*dirs), fw_strcmp_ptr);
+	for (size_t i = 0; i < nd; i++) {
+		int dfd;
+
+		if (i > 0 && strcmp(dirs[i], dirs[i - 1]) == 0)
+			continue;
+		dfd = strcmp(dirs[i], ".") == 0 ? dup(destfd) :
+		      fw_open_beneath(destfd, dirs[i], O_RDONLY | O_DIRECTORY, 0);
+		if (dfd >= 0) {
+			clean_tmp_in(dfd);
+			close(dfd);
+		}
+	}
+	for (size_t i = 0; i < nd; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+/* Remove name (a file or symlink) and then its parent directories while
+ * they are empty. Never follows a symlink. */
+static int remove_and_prune(int destfd, const char *name)
+{
+	char *path = strdup(name);
+	int r = 0;
+
+	if (!path)
+		return -ENOMEM;
+	for (bool first = true;; first = false) {
+		const char *leaf;
+		int pfd = fw_open_parent(destfd, path, 0, &leaf);
+		char *slash;
+
+		if (pfd < 0)
+			break;
+		if (first) {
+			if (unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT)
+				r = -errno;
+		} else if (unlinkat(pfd, leaf, AT_REMOVEDIR) < 0) {
+			if (pfd != destfd)
+				close(pfd);
+			break; /* not empty (or not ours to remove): stop */
+		}
+		fsync(pfd);
+		if (pfd != destfd)
+			close(pfd);
+		slash = strrchr(path, '/');
+		if (!slash || r < 0)
+			break;
+		*slash = '\0';
+	}
+	free(path);
+	return r;
 }
 
 /* After NAME.xz is in place, NAME and NAME.zst (from an install with
@@ -102,48 +269,85 @@ static int remove_variants(int pfd, const char *leaf, size_t baselen, enum fw_co
 	return 0;
 }
 
+/* Put tmp in place of leaf. Where an old directory stands at leaf, swap
+ * the two atomically (RENAME_EXCHANGE: readers see the old tree or the new
+ * name, never nothing) and remove the old tree; where the filesystem cannot
+ * swap, move the directory aside first and say so. */
+static int replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
+		   pthread_mutex_t *lock, const char *final)
+{
+	if (!exchange)
+		return renameat(pfd, tmp, pfd, leaf) < 0 ? -errno : 0;
+	if (renameat2(pfd, tmp, pfd, leaf, RENAME_EXCHANGE) == 0)
+		return rm_rf_at(pfd, tmp);
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	{
+		char aside[320];
+		int r;
+
+		snprintf(aside, sizeof(aside), "%s.old", tmp);
+		if (renameat(pfd, leaf, pfd, aside) < 0)
+			return -errno;
+		r = renameat(pfd, tmp, pfd, leaf) < 0 ? -errno : 0;
+		if (r < 0) {
+			renameat(pfd, aside, pfd, leaf);
+			return r;
+		}
+		rm_rf_at(pfd, aside);
+		if (lock)
+			pthread_mutex_lock(lock);
+		fw_diag_add(d, "", 0,
+			    "%s: the filesystem cannot swap a directory atomically "
+			    "(RENAME_EXCHANGE); replaced in two steps", fw_esc(final));
+		if (lock)
+			pthread_mutex_unlock(lock);
+		return 0;
+	}
+}
+
 static void do_copy(struct ctx *c, struct item *it)
 {
-	const struct fw_blob *b = it->b;
 	const char *leaf;
 	char tmp[320], want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1];
 	uint8_t dig[FW_SHA256_LEN];
 	struct stat st;
 	int src, pfd, fd, r;
 
-	src = fw_open_beneath(c->fwfd, b->e->name, O_RDONLY | O_NONBLOCK, 0);
+	src = fw_open_beneath(it->licence ? c->t->rootfd : c->fwfd, it->src, O_RDONLY | O_NONBLOCK, 0);
 	if (src < 0) {
-		fail(it, "firmware/%s: %s; not installed", fw_esc(it->name),
+		fail(it, "%s%s: %s; not installed", it->licence ? "" : "firmware/", fw_esc(it->src),
 		     src == -ELOOP ? "is a symlink" : strerror(-src));
 		return;
 	}
 	if (fstat(src, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fail(it, "firmware/%s: not a regular file; not installed", fw_esc(it->name));
+		fail(it, "%s%s: not a regular file; not installed", it->licence ? "" : "firmware/",
+		     fw_esc(it->src));
 		close(src);
 		return;
 	}
 	pfd = fw_open_parent(c->destfd, it->dest, 1, &leaf);
 	if (pfd < 0) {
-		fail(it, "%s: %s", fw_esc(it->dest), parent_error(pfd));
+		fail(it, "%s: %s", fw_esc(it->final), parent_error(pfd));
 		close(src);
 		return;
 	}
 	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
 	if (fd < 0) {
-		fail(it, "%s: cannot create a temporary file: %s", fw_esc(it->dest), strerror(-fd));
+		fail(it, "%s: cannot create a temporary file: %s", fw_esc(it->final), strerror(-fd));
 		goto out;
 	}
-	r = fw_copy_compress(src, fd, it->comp, b->sum->size, dig, &it->in);
+	r = fw_copy_compress(src, fd, it->comp, it->size, dig, &it->in);
 	if (r == -ESTALE) {
-		fail(it, "firmware/%s: size differs from the manifest's %llu bytes; not installed",
-		     fw_esc(it->name), (unsigned long long)b->sum->size);
+		fail(it, "%s%s: size differs from the manifest's %llu bytes; not installed",
+		     it->licence ? "" : "firmware/", fw_esc(it->src), (unsigned long long)it->size);
 	} else if (r < 0) {
-		fail(it, "%s: %s; not installed", fw_esc(it->dest), strerror(-r));
-	} else if (memcmp(dig, b->sum->sha256, sizeof(dig)) != 0) {
-		fw_sha256_hex(b->sum->sha256, want);
+		fail(it, "%s: %s; not installed", fw_esc(it->final), strerror(-r));
+	} else if (memcmp(dig, it->sha256, sizeof(dig)) != 0) {
+		fw_sha256_hex(it->sha256, want);
 		fw_sha256_hex(dig, got);
-		fail(it, "firmware/%s: SHA-256 mismatch: manifest %s, file %s; not installed",
-		     fw_esc(it->name), want, got);
+		fail(it, "%s%s: SHA-256 mismatch: manifest %s, file %s; not installed",
+		     it->licence ? "" : "firmware/", fw_esc(it->src), want, got);
 	}
 	if (it->err) {
 		/* Verify before replace: a bad copy never reaches the final name. */
@@ -153,10 +357,16 @@ static void do_copy(struct ctx *c, struct item *it)
 	}
 	if (fstat(fd, &st) == 0)
 		it->out = (uint64_t)st.st_size;
-	r = fw_tmp_commit(pfd, fd, tmp, leaf, 0644);
+	/* Durable before visible: data, then the rename, then the directory. */
+	r = fchmod(fd, 0644) < 0 || fsync(fd) < 0 ? -errno : 0;
 	close(fd);
+	if (r == 0)
+		r = replace(pfd, tmp, leaf, it->exchange, c->d, &c->lock, it->final);
+	if (r == 0 && fsync(pfd) < 0)
+		r = -errno;
 	if (r < 0) {
-		fail(it, "%s: %s; not installed", fw_esc(it->dest),
+		unlinkat(pfd, tmp, 0);
+		fail(it, "%s: %s; not installed", fw_esc(it->final),
 		     r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
 		goto out;
 	}
@@ -177,13 +387,13 @@ static void do_link(struct ctx *c, struct item *it)
 	int pfd, r;
 
 	if (it->needs >= 0 && !c->items[it->needs].ok) {
-		fail(it, "%s: not linked: its target %s was not installed", fw_esc(it->dest),
+		fail(it, "%s: not linked: its target %s was not installed", fw_esc(it->final),
 		     fw_esc(c->items[it->needs].name));
 		return;
 	}
 	pfd = fw_open_parent(c->destfd, it->dest, 1, &leaf);
 	if (pfd < 0) {
-		fail(it, "%s: %s", fw_esc(it->dest), parent_error(pfd));
+		fail(it, "%s: %s", fw_esc(it->final), parent_error(pfd));
 		if (it->needs >= 0)
 			c->items[it->needs].keep_old = true; /* the old link may use them */
 		return;
@@ -195,15 +405,16 @@ static void do_link(struct ctx *c, struct item *it)
 		/* A new symlink under a temporary name renamed over the old
 		 * entry: readers see the old or the new link, never none. */
 		r = fw_tmp_symlink(pfd, leaf, it->target, tmp, sizeof(tmp));
-		if (r == 0 && renameat(pfd, tmp, pfd, leaf) < 0) {
-			r = -errno;
-			unlinkat(pfd, tmp, 0);
+		if (r == 0) {
+			r = replace(pfd, tmp, leaf, it->exchange, c->d, NULL, it->final);
+			if (r < 0)
+				unlinkat(pfd, tmp, 0);
 		}
 		if (r == 0 && fsync(pfd) < 0)
 			r = -errno;
 	}
 	if (r < 0) {
-		fail(it, "%s: %s; not linked", fw_esc(it->dest),
+		fail(it, "%s: %s; not linked", fw_esc(it->final),
 		     r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
 		if (it->needs >= 0)
 			c->items[it->needs].keep_old = true; /* the old link may use them */
@@ -267,7 +478,8 @@ static void *worker(void *arg)
 
 		if (i >= c->ncopies)
 			break;
-		do_copy(c, &c->items[i]);
+		if (!c->items[i].err)
+			do_copy(c, &c->items[i]);
 		if (c->o->progress) {
 			pthread_mutex_lock(&c->lock);
 			c->done++;
@@ -291,20 +503,20 @@ static int cmp_dedup(const void *a, const void *b, void *arg)
 	const struct item *x = &items[*(const size_t *)a], *y = &items[*(const size_t *)b];
 	int r;
 
-	if (x->b->pkg != y->b->pkg)
-		return x->b->pkg < y->b->pkg ? -1 : 1;
+	if (x->pkg != y->pkg)
+		return x->pkg < y->pkg ? -1 : 1;
 	if (x->comp != y->comp)
 		return x->comp < y->comp ? -1 : 1;
-	if (x->b->sum->size != y->b->sum->size)
-		return x->b->sum->size < y->b->sum->size ? -1 : 1;
-	r = memcmp(x->b->sum->sha256, y->b->sum->sha256, FW_SHA256_LEN);
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	r = memcmp(x->sha256, y->sha256, FW_SHA256_LEN);
 	return r ? r : strcmp(x->name, y->name);
 }
 
 static bool same_content(const struct item *x, const struct item *y)
 {
-	return x->b->pkg == y->b->pkg && x->comp == y->comp && x->b->sum->size == y->b->sum->size &&
-	       memcmp(x->b->sum->sha256, y->b->sum->sha256, FW_SHA256_LEN) == 0;
+	return x->pkg == y->pkg && x->comp == y->comp && x->size == y->size &&
+	       memcmp(x->sha256, y->sha256, FW_SHA256_LEN) == 0;
 }
 
 static char *with_suffix(const char *s, enum fw_compress c)
@@ -312,89 +524,613 @@ static char *with_suffix(const char *s, enum fw_compress c)
 	return fw_asprintf("%s%s", s, fw_compress_suffix(c));
 }
 
-/* ".LEAF.fwdist-XXXXXX": the temporary files fw_tmp_create and
- * fw_tmp_symlink make. One left behind is from an install that was killed;
- * nothing else uses this pattern. */
-static bool is_stale_tmp(const char *n)
+static struct item *new_item(struct ctx *c, size_t *cap)
 {
-	size_t len = strlen(n);
-
-	if (n[0] != '.' || len < 1 + 1 + 8 + 6 || memcmp(n + len - 14, ".fwdist-", 8) != 0)
-		return false;
-	for (size_t i = len - 6; i < len; i++)
-		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= '0' && n[i] <= '9')))
-			return false;
-	return true;
+	if (fw_grow(&c->items, cap, c->nitems, sizeof(*c->items)) < 0)
+		return NULL;
+	memset(&c->items[c->nitems], 0, sizeof(*c->items));
+	c->items[c->nitems].needs = -1;
+	return &c->items[c->nitems++];
 }
 
-static void clean_tmp_in(int pfd)
+/* ---- plan ---- */
+
+static int plan_licences(struct ctx *c, size_t *cap)
 {
-	int fd = dup(pfd);
+	const struct fw_tree *t = c->t;
+
+	for (size_t p = 0; p < t->split.npkgs; p++) {
+		char **ids;
+		size_t n;
+		int r = fw_tree_licence_closure(t, &c->o->sel, (int)p, &ids, &n);
+
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < n && r == 0; i++) {
+			struct item *it = new_item(c, cap);
+			int fd;
+
+			if (!it) {
+				r = -ENOMEM;
+				break;
+			}
+			it->kind = IT_COPY;
+			it->licence = true;
+			it->pkg = (int)p;
+			it->src = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, ids[i]);
+			it->final = fw_asprintf("LICENSES/%s/%s.txt", t->split.pkgs[p].name, ids[i]);
+			it->dest = it->final ? strdup(it->final) : NULL;
+			if (!it->src || !it->final || !it->dest) {
+				r = -ENOMEM;
+				break;
+			}
+			it->name = it->src;
+			/* The text has no manifest digest: take it now, and the
+			 * copy must match it as a blob must match the manifest. */
+			fd = fw_open_beneath(t->rootfd, it->src, O_RDONLY | O_NONBLOCK, 0);
+			if (fd < 0 || fw_sha256_fd(fd, it->sha256, &it->size) < 0)
+				fail(it, "%s: %s; not installed", fw_esc(it->src),
+				     fd < 0 ? strerror(-fd) : "cannot read");
+			if (fd >= 0)
+				close(fd);
+		}
+		fw_free_strv(ids, n);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int plan(struct ctx *c, long *copy_of_blob, struct fw_install_result *res)
+{
+	const struct fw_tree *t = c->t;
+	const struct fw_install_opts *o = c->o;
+	size_t cap = 0, ncopy = 0, *order = NULL;
+	struct item *sorted;
+	long *newpos;
+	int r = 0;
+
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+		struct item *it;
+
+		copy_of_blob[i] = -1;
+		if (!fw_blob_installable(t, b, &o->sel))
+			continue;
+		if (!b->sum) {
+			fw_diag_add(c->d, t->whence.path, b->e->line,
+				    "%s: %s: no checksum in %s; not installed",
+				    fw_entry_kind_name(b->e->kind), fw_esc(b->e->name), FW_TREE_SUMS);
+			res->failed++;
+			continue;
+		}
+		it = new_item(c, &cap);
+		if (!it)
+			return -ENOMEM;
+		it->kind = IT_COPY;
+		it->name = b->e->name;
+		it->b = b;
+		it->pkg = b->pkg;
+		it->src = strdup(b->e->name);
+		memcpy(it->sha256, b->sum->sha256, FW_SHA256_LEN);
+		it->size = b->sum->size;
+		it->comp = blob_comp(b, o);
+		it->final = with_suffix(b->e->name, it->comp);
+		it->dest = it->final ? strdup(it->final) : NULL;
+		if (!it->src || !it->final || !it->dest)
+			return -ENOMEM;
+		copy_of_blob[i] = (long)(c->nitems - 1);
+	}
+	ncopy = c->nitems;
+	/* Dedup: within one package only, so that a package installed alone
+	 * is complete; the first name of each group keeps the bytes. */
+	if (o->dedup && ncopy > 1) {
+		order = malloc(ncopy * sizeof(*order));
+		if (!order)
+			return -ENOMEM;
+		for (size_t i = 0; i < ncopy; i++)
+			order[i] = i;
+		qsort_r(order, ncopy, sizeof(*order), cmp_dedup, c->items);
+		for (size_t i = 1; i < ncopy; i++) {
+			struct item *dup = &c->items[order[i]];
+			size_t p = i;
+			char *rel;
+
+			while (p > 0 && same_content(&c->items[order[p - 1]], dup))
+				p--;
+			if (p == i)
+				continue;
+			rel = fw_relpath(dup->name, c->items[order[p]].name);
+			if (!rel) {
+				free(order);
+				return -ENOMEM;
+			}
+			dup->kind = IT_LINK;
+			dup->target = with_suffix(rel, dup->comp);
+			dup->needs = (long)order[p];
+			free(rel);
+			if (!dup->target) {
+				free(order);
+				return -ENOMEM;
+			}
+		}
+		free(order);
+	}
+	if (!o->no_licences) {
+		r = plan_licences(c, &cap);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < t->nlinks; i++) {
+		const struct fw_link *l = &t->links[i];
+		struct item *it;
+
+		if (!fw_link_installable(t, l, &o->sel))
+			continue;
+		if (l->blob >= 0 && copy_of_blob[l->blob] < 0)
+			continue; /* its target had no checksum: reported above */
+		it = new_item(c, &cap);
+		if (!it)
+			return -ENOMEM;
+		it->kind = IT_LINK;
+		it->name = l->e->name;
+		it->pkg = fw_link_package(t, l, &o->sel);
+		if (l->blob >= 0) {
+			it->comp = blob_comp(&t->blobs[l->blob], o);
+			it->needs = copy_of_blob[l->blob];
+		}
+		it->final = with_suffix(l->e->name, it->comp);
+		it->dest = it->final ? strdup(it->final) : NULL;
+		it->target = with_suffix(l->e->target, it->comp);
+		if (!it->final || !it->dest || !it->target)
+			return -ENOMEM;
+	}
+	/* The workers take the copies from the front: copies first, then the
+	 * links in their planned order (dedup links before Link: entries). */
+	sorted = calloc(c->nitems + 1, sizeof(*sorted));
+	newpos = malloc((c->nitems + 1) * sizeof(*newpos));
+	if (!sorted || !newpos) {
+		free(sorted);
+		free(newpos);
+		return -ENOMEM;
+	}
+	{
+		size_t w = 0;
+
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < c->nitems; i++)
+				if ((c->items[i].kind == IT_COPY) == (pass == 0)) {
+					newpos[i] = (long)w;
+					sorted[w++] = c->items[i];
+				}
+	}
+	c->ncopies = 0;
+	for (size_t i = 0; i < c->nitems; i++) {
+		if (sorted[i].needs >= 0)
+			sorted[i].needs = newpos[sorted[i].needs];
+		c->ncopies += sorted[i].kind == IT_COPY;
+	}
+	for (size_t i = 0; i < t->nblobs; i++)
+		if (copy_of_blob[i] >= 0)
+			copy_of_blob[i] = newpos[copy_of_blob[i]];
+	free(c->items);
+	free(newpos);
+	c->items = sorted;
+	return 0;
+}
+
+/* ---- preflight: what stands at each name now ---- */
+
+static bool recorded(const struct ctx *c, const char *name)
+{
+	return fw_records_find(&c->rec, name, NULL) != NULL;
+}
+
+/* Does the directory at path hold only what a record names (or stale
+ * temporary files)? Then it is ours to replace. */
+static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int depth)
+{
+	int fd = dup(dfd);
 	DIR *dir;
 	struct dirent *de;
+	bool ok = true;
 
-	if (fd < 0)
-		return;
+	if (fd < 0 || depth > 64)
+		return false;
 	dir = fdopendir(fd);
 	if (!dir) {
 		close(fd);
-		return;
+		return false;
 	}
-	while ((de = readdir(dir)))
-		if (is_stale_tmp(de->d_name))
-			unlinkat(pfd, de->d_name, 0);
+	while (ok && (de = readdir(dir))) {
+		struct stat st;
+		char *rel;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || is_stale_tmp(de->d_name))
+			continue;
+		rel = fw_asprintf("%s/%s", path, de->d_name);
+		if (!rel || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			ok = false;
+		} else if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			ok = sub >= 0 && tree_recorded(c, sub, rel, depth + 1);
+			if (sub >= 0)
+				close(sub);
+		} else {
+			ok = recorded(c, rel);
+		}
+		free(rel);
+	}
 	closedir(dir);
+	return ok;
 }
 
-/* Remove stale temporary files from each directory the plan writes to. */
-static void clean_stale(int destfd, struct item *items, size_t n)
+/* A regular file fwdist did not record, with the content it is about to
+ * install, is adopted; with other content it is someone else's. */
+static bool same_as_planned(int pfd, const char *leaf, const struct item *it)
 {
-	char **dirs = calloc(n + 1, sizeof(*dirs));
-	size_t nd = 0;
+	uint8_t dig[FW_SHA256_LEN];
+	uint64_t size;
+	unsigned flags;
+	int fd, r;
 
-	if (!dirs)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const char *slash = strrchr(items[i].dest, '/');
+	if (it->kind != IT_COPY)
+		return false;
+	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	r = fw_digest_decompress(fd, comp_of_name(leaf), dig, &size, &flags);
+	close(fd);
+	return r == 0 && size == it->size && memcmp(dig, it->sha256, FW_SHA256_LEN) == 0;
+}
 
-		dirs[nd] = slash ? fw_strndup(items[i].dest, (size_t)(slash - items[i].dest)) : strdup(".");
-		if (dirs[nd])
-			nd++;
-	}
-	qsort(dirs, nd, sizeof(*dirs), fw_strcmp_ptr);
-	for (size_t i = 0; i < nd; i++) {
-		int dfd;
+static int add_stage(struct ctx *c, const char *final)
+{
+	for (size_t i = 0; i < c->nstages; i++)
+		if (strcmp(c->stages[i].final, final) == 0)
+			return 0;
+	if (fw_grow(&c->stages, &c->cap_stages, c->nstages, sizeof(*c->stages)) < 0)
+		return -ENOMEM;
+	c->stages[c->nstages] = (struct stage){ .final = strdup(final) };
+	if (!c->stages[c->nstages].final)
+		return -ENOMEM;
+	c->nstages++;
+	return 0;
+}
 
-		if (i > 0 && strcmp(dirs[i], dirs[i - 1]) == 0)
+/* A component of the name's path that is a file or a symlink: a planted
+ * symlink is refused; one the record says we installed (the old tree had a
+ * link or a file where the new one has a directory) is switched. */
+static int check_parents(struct ctx *c, struct item *it)
+{
+	const char *p = it->final, *slash;
+	int cur = c->destfd, r = 0;
+
+	while ((slash = strchr(p, '/'))) {
+		char comp[256];
+		size_t n = (size_t)(slash - p);
+		struct stat st;
+		int next;
+
+		if (n >= sizeof(comp))
+			break;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next >= 0) {
+			if (cur != c->destfd)
+				close(cur);
+			cur = next;
+			p = slash + 1;
 			continue;
-		dfd = strcmp(dirs[i], ".") == 0 ? dup(destfd) :
-		      fw_open_beneath(destfd, dirs[i], O_RDONLY | O_DIRECTORY, 0);
-		if (dfd >= 0) {
-			clean_tmp_in(dfd);
-			close(dfd);
+		}
+		if (errno == ENOENT)
+			break;
+		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
+			char *prefix = fw_strndup(it->final, (size_t)(slash - it->final));
+
+			if (!prefix) {
+				r = -ENOMEM;
+				break;
+			}
+			if (recorded(c, prefix) || c->o->force)
+				r = add_stage(c, prefix);
+			else
+				fail(it, "%s: %s", fw_esc(it->final),
+				     parent_error(S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR));
+			free(prefix);
+		} else {
+			fail(it, "%s: %s", fw_esc(it->final), strerror(errno));
+		}
+		break;
+	}
+	if (cur != c->destfd)
+		close(cur);
+	return r;
+}
+
+static void check_final(struct ctx *c, struct item *it)
+{
+	const char *leaf;
+	struct stat st;
+	int pfd = fw_open_parent(c->destfd, it->final, 0, &leaf);
+	size_t baselen;
+
+	if (pfd < 0)
+		return; /* nothing there yet, or a parent that check_parents handles */
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (c->o->force || (sub >= 0 && tree_recorded(c, sub, it->final, 0)))
+				it->exchange = true;
+			else
+				fail(it, "%s: a directory fwdist did not install is in the way "
+				     "(--force replaces it)", fw_esc(it->final));
+			if (sub >= 0)
+				close(sub);
+		} else if (S_ISREG(st.st_mode) && !c->o->force && !recorded(c, it->final) &&
+			   !same_as_planned(pfd, leaf, it)) {
+			fail(it, "%s: a file fwdist did not install is in the way (--force replaces it)",
+			     fw_esc(it->final));
 		}
 	}
-	for (size_t i = 0; i < nd; i++)
-		free(dirs[i]);
-	free(dirs);
+	/* The other variants of the name are removed at the end: the same
+	 * rule applies to them. */
+	baselen = strlen(leaf) - strlen(fw_compress_suffix(it->comp));
+	for (size_t i = 0; i < FW_ARRAY_SIZE(all_comp) && !it->err && !it->licence; i++) {
+		char buf[512];
+
+		if (all_comp[i] == it->comp)
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)baselen, leaf, fw_compress_suffix(all_comp[i]));
+		if (fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    !c->o->force) {
+			char *vname = fw_asprintf("%.*s%s", (int)(strlen(it->final) - strlen(leaf) + baselen),
+						  it->final, fw_compress_suffix(all_comp[i]));
+
+			if (vname && !recorded(c, vname) && !same_as_planned(pfd, buf, it))
+				fail(it, "%s: a file fwdist did not install is in the way "
+				     "(--force replaces it)", fw_esc(vname));
+			free(vname);
+		}
+	}
+	if (pfd != c->destfd)
+		close(pfd);
+}
+
+static bool under(const char *name, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(name, dir, n) == 0 && name[n] == '/';
+}
+
+/* Create each stage's directory and write the names below it there. */
+static int prepare_stages(struct ctx *c)
+{
+	for (size_t s = 0; s < c->nstages; s++) {
+		struct stage *st = &c->stages[s];
+		char tmp[320];
+		const char *leaf;
+		int pfd, r;
+		bool nested = false;
+
+		for (size_t o = 0; o < c->nstages && !nested; o++)
+			nested = o != s && under(st->final, c->stages[o].final);
+		if (nested) {
+			st->failed = true; /* written inside the outer stage instead */
+			continue;
+		}
+		pfd = fw_open_parent(c->destfd, st->final, 1, &leaf);
+		if (pfd < 0)
+			return pfd;
+		r = fw_tmp_mkdir(pfd, leaf, tmp, sizeof(tmp));
+		if (pfd != c->destfd)
+			close(pfd);
+		if (r < 0)
+			return r;
+		{
+			const char *slash = strrchr(st->final, '/');
+
+			st->tmp = slash ? fw_asprintf("%.*s/%s", (int)(slash - st->final), st->final, tmp) :
+					  strdup(tmp);
+		}
+		if (!st->tmp)
+			return -ENOMEM;
+		for (size_t i = 0; i < c->nitems; i++) {
+			struct item *it = &c->items[i];
+			char *nd;
+
+			if (!under(it->final, st->final))
+				continue;
+			nd = fw_asprintf("%s%s", st->tmp, it->final + strlen(st->final));
+			if (!nd)
+				return -ENOMEM;
+			free(it->dest);
+			it->dest = nd;
+		}
+	}
+	return 0;
+}
+
+/* Swap each staged directory in for the file or link the old tree had. */
+static void finish_stages(struct ctx *c)
+{
+	for (size_t s = 0; s < c->nstages; s++) {
+		struct stage *st = &c->stages[s];
+		const char *leaf, *tleaf;
+		bool bad = false;
+		int pfd;
+
+		if (!st->tmp)
+			continue;
+		for (size_t i = 0; i < c->nitems && !bad; i++)
+			bad = under(c->items[i].final, st->final) && !c->items[i].ok;
+		pfd = fw_open_parent(c->destfd, st->final, 0, &leaf);
+		if (pfd < 0) {
+			bad = true;
+		} else {
+			tleaf = strrchr(st->tmp, '/');
+			tleaf = tleaf ? tleaf + 1 : st->tmp;
+			if (bad) {
+				/* Keep the old entry: half a new directory is worse. */
+				rm_rf_at(pfd, tleaf);
+			} else {
+				int r = replace(pfd, tleaf, leaf, true, c->d, NULL, st->final);
+
+				if (r < 0)
+					bad = true;
+				fsync(pfd);
+			}
+			if (pfd != c->destfd)
+				close(pfd);
+		}
+		if (!bad)
+			continue;
+		for (size_t i = 0; i < c->nitems; i++)
+			if (under(c->items[i].final, st->final) && c->items[i].ok) {
+				c->items[i].ok = 0;
+				fail(&c->items[i], "%s: not installed: %s could not be switched to a directory",
+				     fw_esc(c->items[i].final), fw_esc(st->final));
+			}
+	}
+}
+
+/* ---- after the copies: old names and the record ---- */
+
+static int cmp_final(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool entry_is(int destfd, const struct fw_rec_entry *e)
+{
+	const char *leaf;
+	struct stat st;
+	int pfd = fw_open_parent(destfd, e->name, 0, &leaf);
+	bool ok;
+
+	if (pfd < 0)
+		return false;
+	ok = fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	     (e->type == FW_REC_LINK ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode));
+	if (pfd != destfd)
+		close(pfd);
+	return ok;
+}
+
+static int record_item(struct fw_record *r, const struct item *it)
+{
+	struct fw_rec_entry e = { .name = it->final, .size = it->size, .comp = it->comp };
+
+	if (it->kind == IT_LINK) {
+		e.type = FW_REC_LINK;
+		e.target = it->target;
+	} else {
+		e.type = it->licence ? FW_REC_LICENCE : FW_REC_FILE;
+		memcpy(e.sha256, it->sha256, FW_SHA256_LEN);
+	}
+	return fw_record_add(r, &e);
+}
+
+/* Remove what the old record of each installed package has and the new
+ * install does not; take over entries other packages' records held; write
+ * the records, last. */
+static int finish_records(struct ctx *c, struct fw_install_result *res)
+{
+	const struct fw_tree *t = c->t;
+	const struct fw_selection *sel = &c->o->sel;
+	char **finals = calloc(c->nitems + 1, sizeof(*finals));
+	bool *inst = calloc(t->split.npkgs + 1, sizeof(*inst));
+	bool whole = !sel->pkg && !sel->blob;
+	int r = 0;
+
+	if (!finals || !inst) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nitems; i++) {
+		finals[i] = c->items[i].final;
+		if (c->items[i].pkg >= 0)
+			inst[c->items[i].pkg] = true;
+	}
+	for (size_t p = 0; p < t->split.npkgs; p++)
+		if (whole || (sel->pkg && sel->pkg[p]))
+			inst[p] = true;
+	qsort(finals, c->nitems, sizeof(*finals), cmp_final);
+	for (size_t i = 0; i < c->rec.n; i++) {
+		struct fw_record *rec = &c->rec.v[i];
+		int p = fw_split_find(&t->split, rec->package);
+		bool mine = p >= 0 ? inst[p] : whole; /* a package the split dropped */
+		size_t w = 0;
+
+		for (size_t j = 0; j < rec->n; j++) {
+			struct fw_rec_entry *e = &rec->v[j];
+			bool kept = bsearch(&e->name, finals, c->nitems, sizeof(*finals), cmp_final);
+
+			if (mine && !kept && entry_is(c->destfd, e)) {
+				/* Only what the record says fwdist installed goes. */
+				if (remove_and_prune(c->destfd, e->name) == 0)
+					res->removed++;
+			}
+			if (!mine && !kept) {
+				rec->v[w++] = *e;
+				continue;
+			}
+			free(e->name);
+			free(e->target);
+		}
+		if (!mine && w != rec->n) {
+			/* Taken over by an installed package: one path, one package. */
+			rec->n = w;
+			r = w ? fw_record_write(c->destfd, rec) : fw_record_remove(c->destfd, rec->package);
+			if (r < 0)
+				goto out;
+		} else if (mine) {
+			rec->n = 0;
+			if (p < 0 && (r = fw_record_remove(c->destfd, rec->package)) < 0)
+				goto out;
+		}
+	}
+	for (size_t p = 0; p < t->split.npkgs; p++) {
+		struct fw_record nr = { .package = t->split.pkgs[p].name };
+
+		if (!inst[p])
+			continue;
+		for (size_t i = 0; i < c->nitems && r == 0; i++)
+			if (c->items[i].pkg == (int)p && c->items[i].ok)
+				r = record_item(&nr, &c->items[i]);
+		if (r == 0)
+			r = nr.n ? fw_record_write(c->destfd, &nr) : fw_record_remove(c->destfd, nr.package);
+		for (size_t i = 0; i < nr.n; i++) {
+			free(nr.v[i].name);
+			free(nr.v[i].target);
+		}
+		free(nr.v);
+		if (r < 0)
+			goto out;
+	}
+out:
+	free(finals);
+	free(inst);
+	return r;
 }
 
 int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts *o,
 	       struct fw_install_result *res, struct fw_diag *d)
 {
-	struct ctx c = { .t = t, .o = o, .destfd = destfd, .fwfd = -1 };
-	size_t nitems = 0, cap = t->nblobs + t->nlinks + 1;
-	size_t *order = NULL, ncopy = 0;
+	struct ctx c = { .t = t, .o = o, .destfd = destfd, .fwfd = -1, .d = d };
 	long *copy_of_blob = NULL;
 	pthread_t threads[64];
 	unsigned jobs = o->jobs;
 	int r = 0;
 
 	memset(res, 0, sizeof(*res));
-	c.items = calloc(cap, sizeof(*c.items));
+	pthread_mutex_init(&c.lock, NULL);
 	copy_of_blob = malloc((t->nblobs + 1) * sizeof(*copy_of_blob));
-	order = malloc(cap * sizeof(*order));
-	if (!c.items || !copy_of_blob || !order) {
+	if (!copy_of_blob) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -403,124 +1139,32 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 		r = -errno;
 		goto out;
 	}
-	/* Plan: one copy per selected blob. */
-	for (size_t i = 0; i < t->nblobs; i++) {
-		const struct fw_blob *b = &t->blobs[i];
-		struct item *it = &c.items[nitems];
-
-		copy_of_blob[i] = -1;
-		if (!fw_blob_installable(b, o->pkg_selected))
-			continue;
-		if (!b->sum) {
-			fw_diag_add(d, t->whence.path, b->e->line,
-				    "%s: %s: no checksum in %s; not installed",
-				    fw_entry_kind_name(b->e->kind), fw_esc(b->e->name), FW_TREE_SUMS);
-			res->failed++;
-			continue;
-		}
-		it->kind = IT_COPY;
-		it->name = b->e->name;
-		it->b = b;
-		it->comp = blob_comp(b, o);
-		it->needs = -1;
-		it->dest = with_suffix(b->e->name, it->comp);
-		if (!it->dest) {
-			r = -ENOMEM;
-			goto out;
-		}
-		copy_of_blob[i] = (long)nitems;
-		order[ncopy++] = nitems++;
+	r = plan(&c, copy_of_blob, res);
+	if (r < 0)
+		goto out;
+	/* One install at a time per destination: a second one would take
+	 * the first one's temporary files for stale ones. */
+	if (flock(destfd, LOCK_EX) < 0) {
+		r = -errno;
+		goto out;
 	}
-	/* Dedup: within one package only, so that a package installed alone
-	 * is complete; the first name of each group keeps the bytes. */
-	if (o->dedup && ncopy > 1) {
-		qsort_r(order, ncopy, sizeof(*order), cmp_dedup, c.items);
-		for (size_t i = 1; i < ncopy; i++) {
-			struct item *prim, *dup = &c.items[order[i]];
-			size_t p = i;
-			char *rel;
-
-			while (p > 0 && same_content(&c.items[order[p - 1]], dup))
-				p--;
-			if (p == i)
-				continue;
-			prim = &c.items[order[p]];
-			rel = fw_relpath(dup->name, prim->name);
-			if (!rel) {
-				r = -ENOMEM;
-				goto out;
-			}
-			dup->kind = IT_LINK;
-			dup->target = with_suffix(rel, dup->comp);
-			dup->needs = (long)order[p];
-			free(rel);
-			if (!dup->target) {
-				r = -ENOMEM;
-				goto out;
-			}
-		}
-	}
-	/* Copies first (the workers take them in order), then links. */
-	{
-		size_t w = 0;
-
-		for (size_t i = 0; i < nitems; i++)
-			if (c.items[i].kind == IT_COPY)
-				order[w++] = i;
-		c.ncopies = w;
-		for (size_t i = 0; i < nitems; i++)
-			if (c.items[i].kind == IT_LINK)
-				order[w++] = i;
-	}
-	/* Links of WHENCE. */
-	for (size_t i = 0; i < t->nlinks; i++) {
-		const struct fw_link *l = &t->links[i];
-		struct item *it = &c.items[nitems];
-
-		if (!fw_link_installable(t, l, o->pkg_selected))
-			continue;
-		if (l->blob >= 0) {
-			if (copy_of_blob[l->blob] < 0)
-				continue; /* its target had no checksum: reported above */
-			it->comp = blob_comp(&t->blobs[l->blob], o);
-			it->needs = copy_of_blob[l->blob];
-		} else {
-			it->comp = FW_COMP_NONE;
-			it->needs = -1;
-		}
-		it->kind = IT_LINK;
-		it->name = l->e->name;
-		it->dest = with_suffix(l->e->name, it->comp);
-		it->target = with_suffix(l->e->target, it->comp);
-		if (!it->dest || !it->target) {
-			r = -ENOMEM;
-			goto out;
-		}
-		order[nitems] = nitems;
-		nitems++;
-	}
-	/* The workers index items directly: put the copies first. */
-	{
-		struct item *sorted = calloc(cap, sizeof(*sorted));
-		long *newpos = malloc(cap * sizeof(*newpos));
-
-		if (!sorted || !newpos) {
-			free(sorted);
-			free(newpos);
-			r = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < nitems; i++) {
-			sorted[i] = c.items[order[i]];
-			newpos[order[i]] = (long)i;
-		}
-		for (size_t i = 0; i < nitems; i++)
-			if (sorted[i].needs >= 0)
-				sorted[i].needs = newpos[sorted[i].needs];
-		free(c.items);
-		free(newpos);
-		c.items = sorted;
-	}
+	r = fw_records_load(destfd, &c.rec, d);
+	if (r < 0)
+		goto out;
+	clean_stale(destfd, c.items, c.nitems);
+	for (size_t i = 0; i < c.nitems && r == 0; i++)
+		if (!c.items[i].err)
+			r = check_parents(&c, &c.items[i]);
+	for (size_t i = 0; i < c.nitems && r == 0; i++)
+		if (!c.items[i].err)
+			check_final(&c, &c.items[i]);
+	if (r == 0)
+		r = prepare_stages(&c);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < c.nitems; i++)
+		if (!c.items[i].err && strcmp(c.items[i].dest, c.items[i].final) == 0)
+			materialize(destfd, &c.items[i]);
 
 	if (jobs == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -531,16 +1175,6 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 		jobs = FW_ARRAY_SIZE(threads);
 	if (jobs > c.ncopies)
 		jobs = c.ncopies ? (unsigned)c.ncopies : 1;
-	/* One install at a time per destination: a second one would take
-	 * the first one's temporary files for stale ones. */
-	if (flock(destfd, LOCK_EX) < 0) {
-		r = -errno;
-		goto out;
-	}
-	clean_stale(destfd, c.items, nitems);
-	for (size_t i = 0; i < nitems; i++)
-		materialize(destfd, &c.items[i]);
-	pthread_mutex_init(&c.lock, NULL);
 	{
 		unsigned started = 0;
 
@@ -552,37 +1186,37 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 		for (unsigned i = 0; i < started; i++)
 			pthread_join(threads[i], NULL);
 	}
-	pthread_mutex_destroy(&c.lock);
-	for (size_t i = c.ncopies; i < nitems; i++)
-		do_link(&c, &c.items[i]);
+	for (size_t i = c.ncopies; i < c.nitems; i++)
+		if (!c.items[i].err)
+			do_link(&c, &c.items[i]);
+	finish_stages(&c);
 	/* Only now the old variants go (NAME once NAME.xz is in place): a
 	 * link of the old install (NAME -> blob) points at the old blob until
 	 * its new link (NAME.xz -> blob.xz) has replaced it, and a link may
 	 * point at a dedup link. Removing them right after each copy left
 	 * every such link dangling for the rest of the install, and for good
 	 * if it was killed. */
-	for (size_t i = 0; i < nitems; i++) {
+	for (size_t i = 0; i < c.nitems; i++) {
 		struct item *it = &c.items[i];
 		const char *leaf;
-		int pfd;
+		int pfd, rv;
 
-		if (!it->ok || it->keep_old)
+		if (!it->ok || it->keep_old || it->licence)
 			continue;
-		pfd = fw_open_parent(destfd, it->dest, 0, &leaf);
-		r = pfd < 0 ? pfd :
-		    remove_variants(pfd, leaf, strlen(leaf) - strlen(fw_compress_suffix(it->comp)),
-				    it->comp);
+		pfd = fw_open_parent(destfd, it->final, 0, &leaf);
+		rv = pfd < 0 ? pfd :
+		     remove_variants(pfd, leaf, strlen(leaf) - strlen(fw_compress_suffix(it->comp)),
+				     it->comp);
 		if (pfd >= 0 && pfd != destfd)
 			close(pfd);
-		if (r < 0) {
-			fail(it, "%s: cannot remove the old variants: %s", fw_esc(it->dest),
-			     strerror(-r));
+		if (rv < 0) {
+			fail(it, "%s: cannot remove the old variants: %s", fw_esc(it->final),
+			     strerror(-rv));
 			it->ok = 0;
 		}
-		r = 0;
 	}
 
-	for (size_t i = 0; i < nitems; i++) {
+	for (size_t i = 0; i < c.nitems; i++) {
 		struct item *it = &c.items[i];
 
 		if (it->err) {
@@ -590,7 +1224,9 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 			res->failed++;
 			continue;
 		}
-		if (it->kind == IT_COPY) {
+		if (it->kind == IT_COPY && it->licence) {
+			res->licences++;
+		} else if (it->kind == IT_COPY) {
 			res->blobs++;
 			res->bytes_in += it->in;
 			res->bytes_out += it->out;
@@ -600,21 +1236,39 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 			res->links++;
 		}
 	}
-out:
-	if (c.items)
-		for (size_t i = 0; i < cap; i++) {
-			free(c.items[i].dest);
-			free(c.items[i].target);
-			free(c.items[i].err);
+	/* The record changes only after a complete install: a failed one
+	 * keeps the old record, and the next run adopts what this one wrote
+	 * (its content matches) and finishes the job. */
+	if (res->failed == 0) {
+		r = finish_records(&c, res);
+		if (r < 0) {
+			fw_diag_add(d, FW_RECORD_DIR, 0, "cannot write the install record: %s",
+				    strerror(-r));
+			res->failed++;
+			r = 0;
 		}
+	}
+out:
+	for (size_t i = 0; i < c.nitems; i++) {
+		free(c.items[i].src);
+		free(c.items[i].final);
+		free(c.items[i].dest);
+		free(c.items[i].target);
+		free(c.items[i].err);
+	}
+	for (size_t i = 0; i < c.nstages; i++) {
+		free(c.stages[i].final);
+		free(c.stages[i].tmp);
+	}
+	free(c.stages);
 	free(c.items);
-	free(order);
 	free(copy_of_blob);
+	fw_records_free(&c.rec);
+	pthread_mutex_destroy(&c.lock);
 	if (c.fwfd >= 0)
 		close(c.fwfd);
 	return r;
 }
-
 int fw_install_open_dest(const char *destdir, const char *firmware_dir, const char **failed_at)
 {
 	char *inner;
@@ -659,103 +1313,138 @@ int fw_install_open_dest(const char *destdir, const char *firmware_dir, const ch
 	return fd;
 }
 
-int fw_uninstall(const struct fw_tree *t, int destfd, const bool *pkg_selected,
-		 struct fw_install_result *res, struct fw_diag *d)
+/* What install would put in place for package p, from the tree: used when
+ * no record says what was installed (an install by an older fwdist, or a
+ * tree unpacked from packages). */
+static int tree_names(const struct fw_tree *t, const struct fw_selection *sel, int p,
+		      char ***namesp, size_t *np)
 {
-	static const enum fw_compress comps[] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
-	const char **names = calloc(t->nblobs + t->nlinks + 1, sizeof(*names));
-	size_t n = 0, nb;
+	char **names = NULL, **ids = NULL;
+	size_t n = 0, cap = 0, nids = 0;
+	int r = fw_tree_licence_closure(t, sel, p, &ids, &nids);
 
-	memset(res, 0, sizeof(*res));
-	if (!names)
-		return -ENOMEM;
-	if (flock(destfd, LOCK_EX) < 0) {
-		free(names);
-		return -errno;
-	}
-	for (size_t i = 0; i < t->nblobs; i++)
-		if (fw_blob_installable(&t->blobs[i], pkg_selected))
-			names[n++] = t->blobs[i].e->name;
-	nb = n;
-	for (size_t i = 0; i < t->nlinks; i++)
-		if (fw_link_installable(t, &t->links[i], pkg_selected))
-			names[n++] = t->links[i].e->name;
-	for (size_t i = 0; i < n; i++) {
-		const char *leaf;
-		int pfd = fw_open_parent(destfd, names[i], 0, &leaf);
-		bool removed = false;
+	for (size_t i = 0; r == 0 && i < t->nblobs + t->nlinks + nids; i++) {
+		char *name = NULL;
 
-		if (pfd == -ENOENT)
-			continue;
-		if (pfd < 0) {
-			fw_diag_add(d, "", 0, "%s: %s", fw_esc(names[i]), parent_error(pfd));
-			res->failed++;
-			continue;
+		if (i < t->nblobs) {
+			if (fw_blob_installable(t, &t->blobs[i], sel) && t->blobs[i].pkg == p)
+				name = strdup(t->blobs[i].e->name);
+			else
+				continue;
+		} else if (i < t->nblobs + t->nlinks) {
+			const struct fw_link *l = &t->links[i - t->nblobs];
+
+			if (fw_link_installable(t, l, sel) && fw_link_package(t, l, sel) == p)
+				name = strdup(l->e->name);
+			else
+				continue;
+		} else {
+			name = fw_asprintf("LICENSES/%s/%s.txt", t->split.pkgs[p].name,
+					   ids[i - t->nblobs - t->nlinks]);
 		}
-		clean_tmp_in(pfd);
-		for (size_t v = 0; v < FW_ARRAY_SIZE(comps); v++) {
-			char buf[512];
-			struct stat st;
+		if (!name || fw_grow(&names, &cap, n, sizeof(*names)) < 0) {
+			free(name);
+			r = -ENOMEM;
+			break;
+		}
+		names[n++] = name;
+	}
+	fw_free_strv(ids, nids);
+	if (r < 0) {
+		fw_free_strv(names, n);
+		return r;
+	}
+	*namesp = names;
+	*np = n;
+	return 0;
+}
 
-			snprintf(buf, sizeof(buf), "%s%s", leaf, fw_compress_suffix(comps[v]));
-			if (fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)))
-				continue;
-			if (unlinkat(pfd, buf, 0) < 0) {
-				fw_diag_add(d, "", 0, "%s: cannot remove: %s", fw_esc(buf), strerror(errno));
-				res->failed++;
-				continue;
-			}
+enum removed_kind { RM_BLOB, RM_LINK, RM_LICENCE };
+
+static void uninstall_name(int destfd, const char *name, bool variants, enum removed_kind kind,
+			   struct fw_install_result *res, struct fw_diag *d)
+{
+	const char *leaf;
+	int pfd = fw_open_parent(destfd, name, 0, &leaf);
+	bool removed = false;
+
+	if (pfd == -ENOENT)
+		return;
+	if (pfd < 0) {
+		fw_diag_add(d, "", 0, "%s: %s", fw_esc(name), parent_error(pfd));
+		res->failed++;
+		return;
+	}
+	clean_tmp_in(pfd);
+	for (size_t v = 0; v < (variants ? FW_ARRAY_SIZE(all_comp) : 1); v++) {
+		char buf[512], *full;
+		struct stat st;
+
+		snprintf(buf, sizeof(buf), "%s%s", leaf, variants ? fw_compress_suffix(all_comp[v]) : "");
+		if (fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)))
+			continue;
+		full = fw_asprintf("%s%s", name, variants ? fw_compress_suffix(all_comp[v]) : "");
+		if (!full || remove_and_prune(destfd, full) < 0) {
+			fw_diag_add(d, "", 0, "%s: cannot remove: %s", fw_esc(full ? full : name),
+				    strerror(errno));
+			res->failed++;
+		} else {
 			removed = true;
 		}
-		if (removed) {
-			if (i < nb)
-				res->blobs++;
-			else
-				res->links++;
-			fsync(pfd);
-		}
-		if (pfd != destfd)
-			close(pfd);
+		free(full);
 	}
-	/* Directories the names imply (of blobs and of links: t->dirs has
-	 * only those holding a blob, so a directory holding nothing but a
-	 * Link, such as compat/, would stay behind), deepest first: in
-	 * descending order every directory comes before its parents. Only
-	 * empty ones go. */
-	{
-		char **dirs = NULL;
-		size_t nd = 0, cap = 0;
+	if (removed)
+		*(kind == RM_LINK ? &res->links : kind == RM_LICENCE ? &res->licences : &res->blobs) += 1;
+	if (pfd != destfd)
+		close(pfd);
+}
 
-		for (size_t j = 0; j < n; j++)
-			for (const char *s = strchr(names[j], '/'); s; s = strchr(s + 1, '/')) {
-				if (fw_grow(&dirs, &cap, nd, sizeof(*dirs)) < 0 ||
-				    !(dirs[nd] = fw_strndup(names[j], (size_t)(s - names[j]))))
-					goto dirs_done; /* out of memory: leave directories be */
-				nd++;
+int fw_uninstall(const struct fw_tree *t, int destfd, const struct fw_selection *sel,
+		 struct fw_install_result *res, struct fw_diag *d)
+{
+	struct fw_records rec;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (flock(destfd, LOCK_EX) < 0)
+		return -errno;
+	r = fw_records_load(destfd, &rec, d);
+	if (r < 0)
+		return r;
+	for (size_t p = 0; p < t->split.npkgs && r == 0; p++) {
+		struct fw_record *pr = fw_records_get(&rec, t->split.pkgs[p].name);
+
+		if (sel && sel->pkg && !sel->pkg[p])
+			continue;
+		if (pr) {
+			/* Exactly what the record says, each if it is still of
+			 * the type installed: nothing else. */
+			for (size_t i = 0; i < pr->n; i++) {
+				const struct fw_rec_entry *e = &pr->v[i];
+
+				if (!entry_is(destfd, e))
+					continue;
+				uninstall_name(destfd, e->name, false,
+					       e->type == FW_REC_LINK ? RM_LINK :
+					       e->type == FW_REC_LICENCE ? RM_LICENCE : RM_BLOB, res, d);
 			}
-		if (nd > 1)
-			qsort(dirs, nd, sizeof(*dirs), fw_strcmp_ptr);
-		for (size_t i = nd; i-- > 0;) {
-			const char *leaf;
-			int pfd;
+			r = fw_record_remove(destfd, pr->package);
+		} else {
+			char **names;
+			size_t n;
 
-			if (i + 1 < nd && strcmp(dirs[i], dirs[i + 1]) == 0)
-				continue;
-			/* Through the parent's fd: never through a planted
-			 * symlink; AT_REMOVEDIR refuses a symlink leaf. */
-			pfd = fw_open_parent(destfd, dirs[i], 0, &leaf);
-			if (pfd < 0)
-				continue;
-			unlinkat(pfd, leaf, AT_REMOVEDIR);
-			if (pfd != destfd)
-				close(pfd);
+			r = tree_names(t, sel, (int)p, &names, &n);
+			for (size_t i = 0; r == 0 && i < n; i++) {
+				const struct fw_name *x = fw_tree_find(t, names[i]);
+
+				uninstall_name(destfd, names[i], strncmp(names[i], "LICENSES/", 9) != 0,
+					       !x ? RM_LICENCE : x->link >= 0 ? RM_LINK : RM_BLOB, res, d);
+			}
+			if (r == 0)
+				fw_free_strv(names, n);
 		}
-dirs_done:
-		for (size_t i = 0; i < nd; i++)
-			free(dirs[i]);
-		free(dirs);
 	}
-	free(names);
-	return 0;
+	fw_records_free(&rec);
+	return r;
 }

@@ -20,7 +20,7 @@ static bool mark(const struct fw_tree *t, const struct fw_name *x, bool *blob_se
 {
 	if (x->blob >= 0) {
 		blob_sel[x->blob] = true;
-		return fw_blob_installable(&t->blobs[x->blob], NULL);
+		return fw_blob_installable(t, &t->blobs[x->blob], NULL);
 	}
 	if (x->link >= 0) {
 		const struct fw_link *l = &t->links[x->link];

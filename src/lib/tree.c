@@ -396,30 +396,104 @@ const char *fw_blob_package(const struct fw_tree *t, const struct fw_blob *b)
 	return b->pkg >= 0 ? t->split.pkgs[b->pkg].name : NULL;
 }
 
-bool fw_blob_installable(const struct fw_blob *b, const bool *pkg_selected)
+bool fw_blob_installable(const struct fw_tree *t, const struct fw_blob *b,
+			 const struct fw_selection *sel)
 {
 	if (b->duplicate || fw_name_problem(b->e->name))
 		return false;
+	/* Undistributable and uncategorised blobs are never installed. */
 	if (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE)
 		return false;
 	if (b->pkg < 0)
 		return false;
-	return !pkg_selected || pkg_selected[b->pkg];
+	if (sel && sel->pkg && !sel->pkg[b->pkg])
+		return false;
+	return !sel || !sel->blob || sel->blob[b - t->blobs];
+}
+
+static long dir_link_blob(const struct fw_tree *t, const struct fw_link *l,
+			  const struct fw_selection *sel)
+{
+	size_t n = strlen(l->resolved);
+
+	for (size_t j = 0; j < t->nblobs; j++)
+		if (strncmp(t->blobs[j].e->name, l->resolved, n) == 0 &&
+		    t->blobs[j].e->name[n] == '/' && fw_blob_installable(t, &t->blobs[j], sel))
+			return (long)j;
+	return -1;
 }
 
 bool fw_link_installable(const struct fw_tree *t, const struct fw_link *l,
-			 const bool *pkg_selected)
+			 const struct fw_selection *sel)
 {
-	size_t n;
-
 	if (l->duplicate || l->state != FW_LINK_OK)
 		return false;
+	if (sel && sel->link && !sel->link[l - t->links])
+		return false;
 	if (l->blob >= 0)
-		return fw_blob_installable(&t->blobs[l->blob], pkg_selected);
-	n = strlen(l->resolved);
-	for (size_t j = 0; j < t->nblobs; j++)
-		if (strncmp(t->blobs[j].e->name, l->resolved, n) == 0 &&
-		    t->blobs[j].e->name[n] == '/' && fw_blob_installable(&t->blobs[j], pkg_selected))
-			return true;
-	return false;
+		return fw_blob_installable(t, &t->blobs[l->blob], sel);
+	return dir_link_blob(t, l, sel) >= 0;
+}
+
+int fw_link_package(const struct fw_tree *t, const struct fw_link *l, const struct fw_selection *sel)
+{
+	long b;
+
+	if (l->state != FW_LINK_OK)
+		return -1;
+	b = l->blob >= 0 ? l->blob : dir_link_blob(t, l, sel);
+	return b >= 0 ? t->blobs[b].pkg : -1;
+}
+
+struct closure_ctx {
+	char **v;
+	size_t n, cap;
+};
+
+static int closure_add(void *ctx, const char *id, size_t len)
+{
+	struct closure_ctx *c = ctx;
+	char *s;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (strlen(c->v[i]) == len && memcmp(c->v[i], id, len) == 0)
+			return 0;
+	s = fw_strndup(id, len);
+	if (!s || fw_grow(&c->v, &c->cap, c->n, sizeof(*c->v)) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	c->v[c->n++] = s;
+	return 0;
+}
+
+int fw_tree_licence_closure(const struct fw_tree *t, const struct fw_selection *sel, int pkg,
+			    char ***ids, size_t *n)
+{
+	struct closure_ctx c = { 0 };
+
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+		enum fw_category cat;
+		const char *syn;
+
+		if (!fw_blob_installable(t, b, sel) || (pkg >= 0 && b->pkg != pkg) || !b->lic)
+			continue;
+		if (fw_spdx_eval(NULL, b->lic->spdx, &cat, closure_add, &c, &syn) == -ENOMEM) {
+			fw_free_strv(c.v, c.n);
+			return -ENOMEM;
+		}
+	}
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof(*c.v), fw_strcmp_ptr);
+	*ids = c.v;
+	*n = c.n;
+	return 0;
+}
+
+void fw_free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }

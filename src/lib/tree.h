@@ -105,9 +105,25 @@ int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d);
 /* Whether install puts a blob / link in place for this package selection
  * (NULL: every package). Undistributable and unpackaged blobs never are; a
  * link goes with its target blob, a directory link with any blob below it. */
-bool fw_blob_installable(const struct fw_blob *b, const bool *pkg_selected);
+struct fw_selection {
+	const bool *pkg;  /* per split package; NULL: every package */
+	const bool *blob; /* per blob (a --select file); NULL: every blob */
+	const bool *link; /* per link; NULL: every link */
+};
+bool fw_blob_installable(const struct fw_tree *t, const struct fw_blob *b,
+			 const struct fw_selection *sel);
 bool fw_link_installable(const struct fw_tree *t, const struct fw_link *l,
-			 const bool *pkg_selected);
+			 const struct fw_selection *sel);
+/* The distinct licence ids (sorted, new strings) that the installable blobs
+ * of sel (and of package pkg, if pkg >= 0) name in their SPDX expressions:
+ * the licence texts shipping them requires. 0 or -ENOMEM. */
+int fw_tree_licence_closure(const struct fw_tree *t, const struct fw_selection *sel, int pkg,
+			    char ***ids, size_t *n);
+void fw_free_strv(char **v, size_t n);
+
+/* The package a link goes with: its target's, or for a directory link the
+ * first installable blob's below it; -1 if none. */
+int fw_link_package(const struct fw_tree *t, const struct fw_link *l, const struct fw_selection *sel);
 
 const char *fw_blob_package(const struct fw_tree *t, const struct fw_blob *b);
 

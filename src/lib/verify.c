@@ -13,6 +13,7 @@
 
 #include "compress.h"
 #include "fsutil.h"
+#include "record.h"
 #include "util.h"
 
 static const enum fw_compress variants[] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
@@ -211,6 +212,33 @@ static bool expected(const struct expect *x, const char *rel)
 	return false;
 }
 
+/* A licence text install put in LICENSES/<package>/: same bytes as the tree's. */
+static int verify_licence(const struct fw_tree *t, int rootfd, const char *name, const char *src,
+			  struct fw_verify_result *res)
+{
+	uint8_t want[FW_SHA256_LEN], got[FW_SHA256_LEN];
+	uint64_t wsize, gsize;
+	unsigned flags;
+	bool isdir;
+	int fd = fw_open_beneath(t->rootfd, src, O_RDONLY | O_NONBLOCK, 0), r;
+
+	if (fd < 0)
+		return add(res, "missing", src, strdup("licence text missing from the tree"));
+	r = fw_sha256_fd(fd, want, &wsize);
+	close(fd);
+	if (r < 0)
+		return r;
+	r = hash_installed(rootfd, name, FW_COMP_NONE, got, &gsize, &flags, &isdir);
+	if (r == -ENOENT)
+		return add(res, "missing", name, NULL);
+	if (r < 0)
+		return add(res, "wrong type", name, strdup(isdir ? "a directory, expected a file" :
+							   "not a readable regular file"));
+	if (gsize != wsize || memcmp(want, got, sizeof(want)) != 0)
+		return add(res, "modified", name, fw_asprintf("differs from the tree's %s", src));
+	return 0;
+}
+
 static int walk_extra(int dfd, const char *prefix, const struct expect *x,
 		      struct fw_verify_result *res, int depth)
 {
@@ -229,6 +257,9 @@ static int walk_extra(int dfd, const char *prefix, const struct expect *x,
 	}
 	while ((de = readdir(dir))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		/* install's record: not firmware, not checked here. */
+		if (!*prefix && !strcmp(de->d_name, FW_RECORD_DIR))
 			continue;
 		if (fw_grow(&names, &cap, n, sizeof(*names)) < 0 || !(names[n] = strdup(de->d_name))) {
 			r = -ENOMEM;
@@ -274,16 +305,18 @@ int fw_verify(const struct fw_tree *t, int rootfd, const struct fw_verify_opts *
 	      struct fw_verify_result *res)
 {
 	struct expect x = { 0 };
+	char **owned = NULL;
+	size_t nowned = 0, cap = t->nblobs + t->nlinks + 1;
 	int r = 0;
 
 	memset(res, 0, sizeof(*res));
-	x.names = calloc(t->nblobs + t->nlinks + 1, sizeof(*x.names));
+	x.names = calloc(cap, sizeof(*x.names));
 	if (!x.names)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nblobs && r == 0; i++) {
 		const struct fw_blob *b = &t->blobs[i];
 
-		if (!fw_blob_installable(b, o->pkg_selected) || !b->sum)
+		if (!fw_blob_installable(t, b, &o->sel) || !b->sum)
 			continue;
 		x.names[x.n++] = b->e->name;
 		res->checked++;
@@ -292,7 +325,7 @@ int fw_verify(const struct fw_tree *t, int rootfd, const struct fw_verify_opts *
 	for (size_t i = 0; i < t->nlinks && r == 0; i++) {
 		const struct fw_link *l = &t->links[i];
 
-		if (!fw_link_installable(t, l, o->pkg_selected))
+		if (!fw_link_installable(t, l, &o->sel))
 			continue;
 		x.names[x.n++] = l->e->name;
 		res->checked++;
@@ -301,11 +334,41 @@ int fw_verify(const struct fw_tree *t, int rootfd, const struct fw_verify_opts *
 		else if (l->blob < 0)
 			r = verify_dir_link(rootfd, l, res);
 	}
+	for (size_t p = 0; p < t->split.npkgs && r == 0 && !o->no_licences; p++) {
+		char **ids;
+		size_t n;
+
+		r = fw_tree_licence_closure(t, &o->sel, (int)p, &ids, &n);
+		for (size_t i = 0; i < n && r == 0; i++) {
+			char *name = fw_asprintf("LICENSES/%s/%s.txt", t->split.pkgs[p].name, ids[i]);
+			char *src = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, ids[i]);
+			char **no = realloc(owned, (nowned + 1) * sizeof(*owned));
+			char **nx = realloc(x.names, (x.n + 2) * sizeof(*x.names));
+
+			if (no)
+				owned = no;
+			if (nx)
+				x.names = nx;
+			if (!name || !src || !no || !nx) {
+				free(name);
+				free(src);
+				r = -ENOMEM;
+				break;
+			}
+			owned[nowned++] = name;
+			x.names[x.n++] = name;
+			res->checked++;
+			r = verify_licence(t, rootfd, name, src, res);
+			free(src);
+		}
+		fw_free_strv(ids, n);
+	}
 	if (r == 0 && !o->ignore_extra) {
 		qsort(x.names, x.n, sizeof(*x.names), fw_strcmp_ptr);
 		r = walk_extra(rootfd, "", &x, res, 0);
 	}
 	free(x.names);
+	fw_free_strv(owned, nowned);
 	return r;
 }
 

@@ -9,8 +9,9 @@
 #include "tree.h"
 
 struct fw_verify_opts {
-	const bool *pkg_selected; /* per split package; NULL: all */
+	struct fw_selection sel;  /* what to expect (all NULL: everything) */
 	bool ignore_extra;        /* do not report unexpected entries */
+	bool no_licences;         /* do not expect LICENSES/<package>/<id>.txt */
 };
 
 struct fw_verify_problem {
