@@ -252,6 +252,8 @@ int cmd_install(int argc, char **argv)
 		       res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.comp), res.links,
 		       res.links == 1 ? "" : "s", res.dedup_links, res.dedup_links == 1 ? "" : "s",
 		       res.licences, res.licences == 1 ? "" : "s");
+		if (res.unchanged)
+			printf("; %zu unchanged", res.unchanged);
 		if (res.removed)
 			printf("; removed %zu old name%s", res.removed, res.removed == 1 ? "" : "s");
 		printf("%s\n", res.failed ? "; failed: see above" : "");

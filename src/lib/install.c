@@ -36,6 +36,8 @@ struct item {
 	char *target;            /* link: symlink text */
 	long needs;              /* link: copy item that must have succeeded, or -1 */
 	bool exchange;           /* a directory of the old install is at final: swap it out */
+	bool recorded_same;      /* the record has final with this content and storage */
+	bool unchanged;          /* found in place with the right content: not rewritten */
 	int ok;
 	bool keep_old;           /* a link to it failed: keep its old variants */
 	char *err;               /* why it failed */
@@ -314,6 +316,27 @@ static void do_copy(struct ctx *c, struct item *it)
 	struct stat st;
 	int src, pfd, fd, r;
 
+	/* Unchanged since the last install (the record says so and the bytes
+	 * in place hash to it): nothing to write. Reading back is cheaper than
+	 * compressing again, and a modified file is still repaired. */
+	if (it->recorded_same && !it->exchange && strcmp(it->dest, it->final) == 0) {
+		uint64_t size;
+		unsigned flags;
+
+		pfd = fw_open_parent(c->destfd, it->final, 0, &leaf);
+		fd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		r = fd < 0 ? -1 : fw_digest_decompress(fd, it->comp, dig, &size, &flags);
+		if (fd >= 0)
+			close(fd);
+		if (pfd >= 0 && pfd != c->destfd)
+			close(pfd);
+		if (r == 0 && flags == 0 && size == it->size &&
+		    memcmp(dig, it->sha256, sizeof(dig)) == 0) {
+			it->ok = 1;
+			it->unchanged = true;
+			return;
+		}
+	}
 	src = fw_open_beneath(it->licence ? c->t->rootfd : c->fwfd, it->src, O_RDONLY | O_NONBLOCK, 0);
 	if (src < 0) {
 		fail(it, "%s%s: %s; not installed", it->licence ? "" : "firmware/", fw_esc(it->src),
@@ -855,7 +878,12 @@ static void check_final(struct ctx *c, struct item *it)
 	const char *leaf;
 	struct stat st;
 	int pfd = fw_open_parent(c->destfd, it->final, 0, &leaf);
+	const struct fw_rec_entry *e = fw_records_find(&c->rec, it->final, NULL);
 	size_t baselen;
+
+	if (e && it->kind == IT_COPY && e->type != FW_REC_LINK && e->size == it->size &&
+	    e->comp == it->comp && memcmp(e->sha256, it->sha256, FW_SHA256_LEN) == 0)
+		it->recorded_same = true;
 
 	if (pfd < 0)
 		return; /* nothing there yet, or a parent that check_parents handles */
@@ -1224,6 +1252,8 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 			res->failed++;
 			continue;
 		}
+		if (it->unchanged)
+			res->unchanged++;
 		if (it->kind == IT_COPY && it->licence) {
 			res->licences++;
 		} else if (it->kind == IT_COPY) {

@@ -29,6 +29,7 @@ struct fw_install_result {
 	size_t dedup_links; /* blobs installed as symlinks to an identical copy */
 	size_t licences;    /* licence texts installed */
 	size_t removed;     /* names of an earlier install the tree no longer has */
+	size_t unchanged;   /* blobs and texts already in place, not rewritten */
 	size_t failed;      /* blobs or links not installed */
 	uint64_t bytes_in, bytes_out;
 };
