@@ -330,6 +330,14 @@ static void do_copy(struct ctx *c, struct item *it)
 			close(fd);
 		if (pfd >= 0 && pfd != c->destfd)
 			close(pfd);
+		/* The tree's copy must still have the manifest's size: a blob
+		 * truncated or grown since is refused below, not skipped. */
+		src = fw_open_beneath(it->licence ? c->t->rootfd : c->fwfd, it->src,
+				      O_RDONLY | O_NONBLOCK, 0);
+		if (src < 0 || fstat(src, &st) < 0 || (uint64_t)st.st_size != it->size)
+			r = -1;
+		if (src >= 0)
+			close(src);
 		if (r == 0 && flags == 0 && size == it->size &&
 		    memcmp(dig, it->sha256, sizeof(dig)) == 0) {
 			it->ok = 1;
@@ -750,8 +758,10 @@ static bool recorded(const struct ctx *c, const char *name)
 }
 
 /* Does the directory at path hold only what a record names (or stale
- * temporary files)? Then it is ours to replace. */
-static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int depth)
+ * temporary files), and at least one such entry? Then it is ours to
+ * replace; an empty directory fwdist never wrote into is not. */
+static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int depth,
+			  size_t *nrecorded)
 {
 	int fd = dup(dfd);
 	DIR *dir;
@@ -777,11 +787,12 @@ static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int de
 		} else if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			ok = sub >= 0 && tree_recorded(c, sub, rel, depth + 1);
+			ok = sub >= 0 && tree_recorded(c, sub, rel, depth + 1, nrecorded);
 			if (sub >= 0)
 				close(sub);
 		} else {
 			ok = recorded(c, rel);
+			*nrecorded += ok;
 		}
 		free(rel);
 	}
@@ -890,8 +901,10 @@ static void check_final(struct ctx *c, struct item *it)
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			int sub = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			size_t nrec = 0;
 
-			if (c->o->force || (sub >= 0 && tree_recorded(c, sub, it->final, 0)))
+			if (c->o->force ||
+			    (sub >= 0 && tree_recorded(c, sub, it->final, 0, &nrec) && nrec > 0))
 				it->exchange = true;
 			else
 				fail(it, "%s: a directory fwdist did not install is in the way "
@@ -1186,6 +1199,11 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 	for (size_t i = 0; i < c.nitems && r == 0; i++)
 		if (!c.items[i].err)
 			check_final(&c, &c.items[i]);
+	/* A link that cannot be replaced keeps the old link, and so the old
+	 * variants of its target that the old link may point at. */
+	for (size_t i = c.ncopies; i < c.nitems; i++)
+		if (c.items[i].err && c.items[i].needs >= 0)
+			c.items[c.items[i].needs].keep_old = true;
 	if (r == 0)
 		r = prepare_stages(&c);
 	if (r < 0)
@@ -1223,8 +1241,9 @@ int fw_install(const struct fw_tree *t, int destfd, const struct fw_install_opts
 	 * its new link (NAME.xz -> blob.xz) has replaced it, and a link may
 	 * point at a dedup link. Removing them right after each copy left
 	 * every such link dangling for the rest of the install, and for good
-	 * if it was killed. */
-	for (size_t i = 0; i < c.nitems; i++) {
+	 * if it was killed. Links go first (the items end with them), so that
+	 * an old link never outlives the old blob it points at. */
+	for (size_t i = c.nitems; i-- > 0;) {
 		struct item *it = &c.items[i];
 		const char *leaf;
 		int pfd, rv;
@@ -1450,16 +1469,29 @@ int fw_uninstall(const struct fw_tree *t, int destfd, const struct fw_selection 
 		if (pr) {
 			/* Exactly what the record says, each if it is still of
 			 * the type installed: nothing else. */
+			size_t failed = res->failed;
+
 			for (size_t i = 0; i < pr->n; i++) {
 				const struct fw_rec_entry *e = &pr->v[i];
+				const char *leaf;
+				int pfd = fw_open_parent(destfd, e->name, 0, &leaf);
 
+				if (pfd < 0 && pfd != -ENOENT) {
+					fw_diag_add(d, "", 0, "%s: %s", fw_esc(e->name), parent_error(pfd));
+					res->failed++;
+					continue;
+				}
+				if (pfd >= 0 && pfd != destfd)
+					close(pfd);
 				if (!entry_is(destfd, e))
 					continue;
 				uninstall_name(destfd, e->name, false,
 					       e->type == FW_REC_LINK ? RM_LINK :
 					       e->type == FW_REC_LICENCE ? RM_LICENCE : RM_BLOB, res, d);
 			}
-			r = fw_record_remove(destfd, pr->package);
+			/* What could not be removed stays recorded. */
+			if (res->failed == failed)
+				r = fw_record_remove(destfd, pr->package);
 		} else {
 			char **names;
 			size_t n;

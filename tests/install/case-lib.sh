@@ -69,3 +69,21 @@ zstd_sized() {
 	grep -Eq '^# Zstandard Frames: 1$' <<<"$out" || { echo "$1: not one frame:"; echo "$out"; return 1; }
 	grep -Eq "^Decompressed Size: .* \\($2 B\\)\$" <<<"$out" || { echo "$1: no content size $2:"; echo "$out"; return 1; }
 }
+
+# The licence text LICENSES/PKG/ID.txt below FWDIR (default $DEST/lib/firmware)
+# equals the tree's LICENSES/ID.txt byte for byte.
+same_as_licence() { # PKG ID [FWDIR]
+	cmp "${3:-$DEST/lib/firmware}/LICENSES/$1/$2.txt" "$TREE/LICENSES/$2.txt"
+}
+
+# Every licence text below FWDIR/LICENSES/ (default $DEST/lib/firmware)
+# equals the tree's text of that id; there is at least one.
+licences_as_tree() { # [FWDIR]
+	local fw=${1:-$DEST/lib/firmware} f n=0 rel
+	while IFS= read -r -d '' f; do
+		rel=${f#"$fw/LICENSES/"}
+		same_as_licence "${rel%%/*}" "$(basename "$rel" .txt)" "$fw" || return 1
+		n=$((n + 1))
+	done < <(find "$fw/LICENSES" -type f -print0)
+	[ $n -gt 0 ] || { echo "no licence text below $fw/LICENSES"; return 1; }
+}
