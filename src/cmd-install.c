@@ -215,19 +215,7 @@ int cmd_install(int argc, char **argv)
 		return ret;
 	}
 	ret = EXIT_FINDING;
-	if (fw_load_tree(&t, &d) != EXIT_OK) {
-		fw_cli_select_free(&cs);
-		fw_diag_free(&d);
-		return EXIT_FINDING;
-	}
-	fw_tree_check_model(&t, &d);
-	if (d.n || d.nomem) {
-		fw_print_diag(&d);
-		fw_err("install: the tree has %zu finding%s; nothing installed", d.n,
-		       d.n == 1 ? "" : "s");
-		goto out;
-	}
-	ret = fw_cli_build_selection(&cs, &t, "install");
+	ret = fw_cli_prepare(&t, &d, &cs, "install", "nothing installed");
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;

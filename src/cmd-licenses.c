@@ -128,13 +128,7 @@ int cmd_licenses(int argc, char **argv)
 		fw_cli_select_free(&cs);
 		return fw_usage("licenses", "unexpected argument '%s'", argv[optind]);
 	}
-	if (fw_load_tree(&t, &d) != EXIT_OK) {
-		fw_cli_select_free(&cs);
-		fw_diag_free(&d);
-		return EXIT_FINDING;
-	}
-	fw_print_diag(&d);
-	ret = fw_cli_build_selection(&cs, &t, "licenses");
+	ret = fw_cli_prepare(&t, &d, &cs, "licenses", NULL);
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;

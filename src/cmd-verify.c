@@ -97,18 +97,7 @@ int cmd_verify(int argc, char **argv)
 		fw_cli_select_free(&cs);
 		return fw_usage("verify", "unexpected argument '%s'", argv[optind]);
 	}
-	if (fw_load_tree(&t, &d) != EXIT_OK) {
-		fw_cli_select_free(&cs);
-		fw_diag_free(&d);
-		return EXIT_FINDING;
-	}
-	fw_tree_check_model(&t, &d);
-	if (d.n || d.nomem) {
-		fw_print_diag(&d);
-		fw_err("verify: the tree has %zu finding%s; fix it first", d.n, d.n == 1 ? "" : "s");
-		goto out;
-	}
-	ret = fw_cli_build_selection(&cs, &t, "verify");
+	ret = fw_cli_prepare(&t, &d, &cs, "verify", "fix it first");
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;

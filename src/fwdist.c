@@ -166,6 +166,25 @@ int fw_cli_build_selection(struct fw_cli_select *s, const struct fw_tree *t, con
 	return EXIT_OK;
 }
 
+int fw_cli_prepare(struct fw_tree *t, struct fw_diag *d, struct fw_cli_select *s,
+		   const char *cmd, const char *refuse)
+{
+	if (fw_load_tree(t, d) != EXIT_OK)
+		return EXIT_FINDING;
+	if (refuse) {
+		fw_tree_check_model(t, d);
+		if (d->n || d->nomem) {
+			fw_print_diag(d);
+			fw_err("%s: the tree has %zu finding%s; %s", cmd, d->n, d->n == 1 ? "" : "s",
+			       refuse);
+			return EXIT_FINDING;
+		}
+	} else {
+		fw_print_diag(d);
+	}
+	return fw_cli_build_selection(s, t, cmd);
+}
+
 void fw_cli_select_free(struct fw_cli_select *s)
 {
 	free(s->pkgs);

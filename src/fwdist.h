@@ -46,6 +46,12 @@ int fw_cli_add_package(struct fw_cli_select *s, const char *name);
  * nothing (printed as FILE:LINE: ...). */
 int fw_cli_build_selection(struct fw_cli_select *s, const struct fw_tree *t, const char *cmd);
 void fw_cli_select_free(struct fw_cli_select *s);
+/* Load the tree, and with refuse (what the command does not do then, e.g.
+ * "nothing installed") require its model to have no finding, printing them;
+ * then resolve the selection. EXIT_OK or the exit code; the caller frees t,
+ * d and s in every case (t is always in a state fw_tree_free accepts). */
+int fw_cli_prepare(struct fw_tree *t, struct fw_diag *d, struct fw_cli_select *s,
+		   const char *cmd, const char *refuse);
 
 int cmd_check(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);

@@ -179,48 +179,6 @@ struct walk {
 	bool *source_seen; /* per whence entry */
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Names of a directory's entries, sorted so reports come in a stable order. */
-static int read_dir_sorted(int dfd, char ***namesp, size_t *np)
-{
-	int fd = dup(dfd);
-	DIR *dir;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
-	}
-	rewinddir(dir);
-	errno = 0;
-	while ((de = readdir(dir))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fw_grow(&names, &cap, n, sizeof(*names)) < 0 || !(names[n] = strdup(de->d_name))) {
-			for (size_t i = 0; i < n; i++)
-				free(names[i]);
-			free(names);
-			closedir(dir);
-			return -ENOMEM;
-		}
-		n++;
-	}
-	closedir(dir);
-	qsort(names, n, sizeof(*names), cmp_str);
-	*namesp = names;
-	*np = n;
-	return 0;
-}
-
 static bool under_source_dir(const struct walk *wk, const char *rel)
 {
 	const struct fw_whence *w = &wk->t->whence;
@@ -297,7 +255,7 @@ static int walk_dir(struct walk *wk, int dfd, const char *prefix, int depth)
 	const char *wp = t->whence.path;
 	char **names;
 	size_t n;
-	int r = read_dir_sorted(dfd, &names, &n);
+	int r = fw_read_dir_sorted(dfd, &names, &n);
 
 	if (r < 0)
 		return r;
@@ -393,7 +351,7 @@ static int check_licence_texts(const struct fw_tree *t, struct fw_diag *d)
 				    FW_TREE_LICENSES, f);
 		free(f);
 	}
-	r = read_dir_sorted(dfd, &names, &n);
+	r = fw_read_dir_sorted(dfd, &names, &n);
 	close(dfd);
 	if (r < 0)
 		return r;

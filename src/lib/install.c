@@ -113,9 +113,9 @@ static enum fw_compress comp_of_name(const char *name)
 static int rm_rf_at(int at, const char *name)
 {
 	struct stat st;
-	DIR *dir;
-	struct dirent *de;
-	int fd, r = 0;
+	char **names;
+	size_t n;
+	int fd, r;
 
 	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -124,15 +124,13 @@ static int rm_rf_at(int at, const char *name)
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
+	r = fw_read_dir_sorted(fd, &names, &n);
+	if (r == 0) {
+		for (size_t i = 0; r == 0 && i < n; i++)
+			r = rm_rf_at(fd, names[i]);
+		fw_free_strv(names, n);
 	}
-	while ((de = readdir(dir)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && r == 0)
-			r = rm_rf_at(dirfd(dir), de->d_name);
-	closedir(dir);
+	close(fd);
 	if (r == 0 && unlinkat(at, name, AT_REMOVEDIR) < 0)
 		r = -errno;
 	return r;
@@ -155,21 +153,15 @@ static bool is_stale_tmp(const char *n)
 
 static void clean_tmp_in(int pfd)
 {
-	int fd = dup(pfd);
-	DIR *dir;
-	struct dirent *de;
+	char **names;
+	size_t n;
 
-	if (fd < 0)
+	if (fw_read_dir_sorted(pfd, &names, &n) < 0)
 		return;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(dir)))
-		if (is_stale_tmp(de->d_name))
-			rm_rf_at(pfd, de->d_name);
-	closedir(dir);
+	for (size_t i = 0; i < n; i++)
+		if (is_stale_tmp(names[i]))
+			rm_rf_at(pfd, names[i]);
+	fw_free_strv(names, n);
 }
 
 /* Remove stale temporary files from each directory the plan writes to. */

@@ -68,24 +68,8 @@ int fw_policy_parse(struct fw_policy *p, const char *path, const char *buf, size
 		size_t idlen, catlen;
 		char catbuf[32];
 
-		if ((size_t)(le - ls) > FW_LINE_MAX) {
-			fw_diag_add(d, path, it.line, "line too long (%zu bytes, limit %d)",
-				    (size_t)(le - ls), FW_LINE_MAX);
+		if (!fw_line_start(d, path, it.line, ls, le, POLICY_HEADER, FW_LINE_MAX))
 			continue;
-		}
-		/* A NUL would silently cut a field short ("free\0junk" read as free). */
-		if (memchr(ls, '\0', (size_t)(le - ls))) {
-			fw_diag_add(d, path, it.line, "NUL byte in line");
-			continue;
-		}
-		if (it.line == 1) {
-			if ((size_t)(le - ls) == strlen(POLICY_HEADER) &&
-			    memcmp(ls, POLICY_HEADER, strlen(POLICY_HEADER)) == 0)
-				continue;
-			/* Not the header: report it, and read the line as any other so a
-			 * deleted header costs no data line. */
-			fw_diag_add(d, path, 1, "missing header line '%s'", POLICY_HEADER);
-		}
 		if (ls == le || *ls == '#')
 			continue; /* blank or comment */
 		id = fw_field(&q, le, &idlen);

@@ -56,21 +56,6 @@ static const char *tab_field(const char **p, const char *e, size_t *len)
 	return s;
 }
 
-static int parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (n == 0 || n > 19 || (n > 1 && s[0] == '0'))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_record(struct fw_record *r, const char *path, const char *buf, size_t len,
 			struct fw_diag *d)
 {
@@ -84,18 +69,11 @@ static int parse_record(struct fw_record *r, const char *path, const char *buf, 
 		size_t fl[6], nf = 0;
 		char comp[8];
 
-		if (it.line == 1) {
-			if ((size_t)(le - ls) != strlen(FW_RECORD_HEADER) ||
-			    memcmp(ls, FW_RECORD_HEADER, strlen(FW_RECORD_HEADER)) != 0)
-				fw_diag_add(d, path, 1, "missing header line '%s'", FW_RECORD_HEADER);
+		/* A line holds a name and a link target: twice a name's limit. */
+		if (!fw_line_start(d, path, it.line, ls, le, FW_RECORD_HEADER, 2 * FW_LINE_MAX))
 			continue;
-		}
 		if (ls == le || *ls == '#')
 			continue;
-		if ((size_t)(le - ls) > 2 * FW_LINE_MAX || memchr(ls, '\0', (size_t)(le - ls))) {
-			fw_diag_add(d, path, it.line, "malformed line");
-			continue;
-		}
 		while (p < le && nf < 6)
 			f[nf] = tab_field(&p, le, &fl[nf]), nf++;
 		if (nf < 3 || p < le)
@@ -119,7 +97,7 @@ static int parse_record(struct fw_record *r, const char *path, const char *buf, 
 				goto nomem;
 		} else {
 			if (fw_sha256_parse(f[2], fl[2], e.sha256) < 0 ||
-			    parse_u64(f[3], fl[3], &e.size) < 0)
+			    fw_parse_u64(f[3], fl[3], &e.size) < 0)
 				goto bad_free;
 			if (e.type == FW_REC_FILE) {
 				if (fl[4] >= sizeof(comp))

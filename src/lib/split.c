@@ -112,24 +112,8 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 		char *pname;
 		int pi;
 
-		if ((size_t)(le - ls) > FW_LINE_MAX) {
-			fw_diag_add(d, path, it.line, "line too long (%zu bytes, limit %d)",
-				    (size_t)(le - ls), FW_LINE_MAX);
+		if (!fw_line_start(d, path, it.line, ls, le, FW_SPLIT_HEADER, FW_LINE_MAX))
 			continue;
-		}
-		/* A NUL would silently cut a selector short ("path:a\0*" read as path:a). */
-		if (memchr(ls, '\0', (size_t)(le - ls))) {
-			fw_diag_add(d, path, it.line, "NUL byte in line");
-			continue;
-		}
-		if (it.line == 1) {
-			if ((size_t)(le - ls) == strlen(FW_SPLIT_HEADER) &&
-			    memcmp(ls, FW_SPLIT_HEADER, strlen(FW_SPLIT_HEADER)) == 0)
-				continue;
-			/* Not the header: report it, and read the line as any other so a
-			 * deleted header costs no data line. */
-			fw_diag_add(d, path, 1, "missing header line '%s'", FW_SPLIT_HEADER);
-		}
 		if (ls == le || *ls == '#')
 			continue;
 		pkg = fw_field(&q, le, &pkglen);

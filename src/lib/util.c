@@ -10,6 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
+
+#include "diag.h"
 
 int fw_grow(void *v, size_t *cap, size_t n, size_t elem)
 {
@@ -336,4 +339,82 @@ const char *fw_field(const char **p, const char *e, size_t *len)
 		s++;
 	*p = s;
 	return f;
+}
+
+bool fw_line_start(struct fw_diag *d, const char *path, unsigned line, const char *ls,
+		   const char *le, const char *header, size_t max)
+{
+	size_t n = (size_t)(le - ls);
+
+	if (n > max) {
+		fw_diag_add(d, path, line, "line too long (%zu bytes, limit %zu)", n, max);
+		return false;
+	}
+	if (memchr(ls, '\0', n)) {
+		fw_diag_add(d, path, line, "NUL byte in line");
+		return false;
+	}
+	if (line == 1) {
+		if (n == strlen(header) && memcmp(ls, header, n) == 0)
+			return false;
+		fw_diag_add(d, path, 1, "missing header line '%s'", header);
+	}
+	return true;
+}
+
+int fw_parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > 19 || (n > 1 && s[0] == '0'))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > INT64_MAX)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int fw_read_dir_sorted(int dfd, char ***namesp, size_t *np)
+{
+	int fd = dup(dfd), r = 0;
+	DIR *dir;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	rewinddir(dir);
+	while ((de = readdir(dir))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fw_grow(&names, &cap, n, sizeof(*names)) < 0 || !(names[n] = strdup(de->d_name))) {
+			r = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(dir);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return r;
+	}
+	/* qsort(NULL, 0, ...) is undefined: an empty directory skips it. */
+	if (n > 1)
+		qsort(names, n, sizeof(*names), fw_strcmp_ptr);
+	*namesp = names;
+	*np = n;
+	return 0;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct fw_diag;
+
 /* Longest line any fwdist text format accepts. Names are bounded by PATH_MAX
  * (4096) and WHENCE lines by this: a longer line is refused, never split. */
 #define FW_LINE_MAX 4096
@@ -75,4 +77,19 @@ int fw_lines_next(struct fw_lines *it, const char **ls, const char **le);
  * (0 at the end of the line) and advances *p past it and following blanks. */
 const char *fw_field(const char **p, const char *e, size_t *len);
 
+/* The common start of every line of fwdist's own text formats: a line longer
+ * than max or holding a NUL (which would cut a field short) is reported; on
+ * line 1 the header is checked, and a missing one reported, the line then
+ * being read as data so that no data line is lost. Returns true when the
+ * caller should parse the line, false for the header or a reported line. */
+bool fw_line_start(struct fw_diag *d, const char *path, unsigned line, const char *ls,
+		   const char *le, const char *header, size_t max);
+
+/* Strict decimal: digits only, no sign, no leading zero, at most 2^63-1.
+ * 0 or -EINVAL. */
+int fw_parse_u64(const char *s, size_t n, uint64_t *out);
+
+/* The entries of a directory but "." and "..", sorted in byte order (new
+ * strings; free with fw_free_strv). 0 or -errno. */
+int fw_read_dir_sorted(int dfd, char ***names, size_t *n);
 #endif

@@ -242,38 +242,20 @@ static int verify_licence(const struct fw_tree *t, int rootfd, const char *name,
 static int walk_extra(int dfd, const char *prefix, const struct expect *x,
 		      struct fw_verify_result *res, int depth)
 {
-	int fd = dup(dfd), r = 0;
-	DIR *dir;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
+	char **names;
+	size_t n;
+	int r = fw_read_dir_sorted(dfd, &names, &n);
 
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(dir))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		/* install's record: not firmware, not checked here. */
-		if (!*prefix && !strcmp(de->d_name, FW_RECORD_DIR))
-			continue;
-		if (fw_grow(&names, &cap, n, sizeof(*names)) < 0 || !(names[n] = strdup(de->d_name))) {
-			r = -ENOMEM;
-			break;
-		}
-		n++;
-	}
-	closedir(dir);
-	if (r == 0 && n > 1) /* an empty directory: names is NULL, not for qsort */
-		qsort(names, n, sizeof(*names), fw_strcmp_ptr);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < n && r == 0; i++) {
-		char *rel = *prefix ? fw_asprintf("%s/%s", prefix, names[i]) : strdup(names[i]);
+		char *rel;
 		struct stat st;
 
+		/* install's record: not firmware, not checked here. */
+		if (!*prefix && !strcmp(names[i], FW_RECORD_DIR))
+			continue;
+		rel = *prefix ? fw_asprintf("%s/%s", prefix, names[i]) : strdup(names[i]);
 		if (!rel) {
 			r = -ENOMEM;
 			break;
