@@ -164,22 +164,27 @@ static void clean_tmp_in(int pfd)
 	fw_free_strv(names, n);
 }
 
-/* Remove stale temporary files from each directory the plan writes to. */
+/* Remove stale temporary files from each directory the plan writes to and
+ * their ancestors (a staged directory lives beside the one it replaces). */
 static void clean_stale(int destfd, struct item *items, size_t n)
 {
-	char **dirs = calloc(n + 1, sizeof(*dirs));
-	size_t nd = 0;
+	char **dirs = NULL;
+	size_t nd = 0, cap = 0;
 
-	if (!dirs)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const char *slash = strrchr(items[i].final, '/');
-
-		dirs[nd] = slash ? fw_strndup(items[i].final, (size_t)(slash - items[i].final)) :
-				   strdup(".");
-		if (dirs[nd])
-			nd++;
+	/* The root, and the record's directory (its atomic writes). */
+	for (int k = 0; k < 2; k++) {
+		if (fw_grow(&dirs, &cap, nd, sizeof(*dirs)) < 0 ||
+		    !(dirs[nd] = strdup(k ? FW_RECORD_DIR : ".")))
+			goto out;
+		nd++;
 	}
+	for (size_t i = 0; i < n; i++)
+		for (const char *s = strchr(items[i].final, '/'); s; s = strchr(s + 1, '/')) {
+			if (fw_grow(&dirs, &cap, nd, sizeof(*dirs)) < 0 ||
+			    !(dirs[nd] = fw_strndup(items[i].final, (size_t)(s - items[i].final))))
+				goto out;
+			nd++;
+		}
 	qsort(dirs, nd, sizeof(*dirs), fw_strcmp_ptr);
 	for (size_t i = 0; i < nd; i++) {
 		int dfd;
@@ -193,9 +198,8 @@ static void clean_stale(int destfd, struct item *items, size_t n)
 			close(dfd);
 		}
 	}
-	for (size_t i = 0; i < nd; i++)
-		free(dirs[i]);
-	free(dirs);
+out:
+	fw_free_strv(dirs, nd);
 }
 
 /* Remove name (a file or symlink) and then its parent directories while
