@@ -127,7 +127,8 @@ int cmd_install(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *destdir = getenv("DESTDIR"), *fwdir = "/lib/firmware", *failed_at;
+	struct fw_cli_dest dest = FW_CLI_DEST_INIT;
+	const char *failed_at;
 	const char *kconfig = NULL, *krelease = NULL;
 	struct fw_cli_select cs = { 0 };
 	struct fw_install_opts o = { .comp = FW_COMP_NONE };
@@ -138,13 +139,15 @@ int cmd_install(int argc, char **argv)
 	int c, r, destfd = -1, ret = EXIT_FINDING;
 
 	while ((c = getopt_long(argc, argv, "+hj:q", opts, NULL)) != -1) {
+		int k = fw_cli_dest_opt(c, optarg, &dest, &cs);
+
+		if (k < 0) {
+			fw_cli_select_free(&cs);
+			return EXIT_FINDING;
+		}
+		if (k > 0)
+			continue;
 		switch (c) {
-		case 'd':
-			destdir = optarg;
-			break;
-		case 'f':
-			fwdir = optarg;
-			break;
 		case 'c':
 			autosel = strcmp(optarg, "auto") == 0;
 			if (!autosel && fw_compress_parse(optarg, &o.comp) < 0) {
@@ -161,13 +164,6 @@ int cmd_install(int argc, char **argv)
 			break;
 		case 'D':
 			o.dedup = true;
-			break;
-		case 'p':
-			if (fw_cli_add_package(&cs, optarg) < 0) {
-				fw_cli_select_free(&cs);
-				fw_err("out of memory");
-				return EXIT_FINDING;
-			}
 			break;
 		case 's':
 			cs.file = optarg;
@@ -220,9 +216,9 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	ret = EXIT_FINDING;
 	o.sel = cs.sel;
-	destfd = fw_install_open_dest(destdir, fwdir, &failed_at);
+	destfd = fw_install_open_dest(dest.destdir, dest.fwdir, &failed_at);
 	if (destfd < 0) {
-		fw_err("install: %s: %s", failed_at ? failed_at : fwdir,
+		fw_err("install: %s: %s", failed_at ? failed_at : dest.fwdir,
 		       destfd == -ELOOP ? "a symlink is in the way; refusing to follow it" :
 		       strerror(-destfd));
 		goto out;

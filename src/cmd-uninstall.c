@@ -39,7 +39,7 @@ int cmd_uninstall(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *destdir = getenv("DESTDIR"), *fwdir = "/lib/firmware";
+	struct fw_cli_dest dest = FW_CLI_DEST_INIT;
 	struct fw_install_result res;
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
@@ -49,20 +49,15 @@ int cmd_uninstall(int argc, char **argv)
 	int c, r, fd = -1, ret = EXIT_FINDING;
 
 	while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
+		int k = fw_cli_dest_opt(c, optarg, &dest, &cs);
+
+		if (k < 0) {
+			fw_cli_select_free(&cs);
+			return EXIT_FINDING;
+		}
+		if (k > 0)
+			continue;
 		switch (c) {
-		case 'd':
-			destdir = optarg;
-			break;
-		case 'f':
-			fwdir = optarg;
-			break;
-		case 'p':
-			if (fw_cli_add_package(&cs, optarg) < 0) {
-				fw_cli_select_free(&cs);
-				fw_err("out of memory");
-				return EXIT_FINDING;
-			}
-			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -83,7 +78,7 @@ int cmd_uninstall(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	root = fw_asprintf("%s%s", destdir ? destdir : "", fwdir);
+	root = fw_asprintf("%s%s", dest.destdir ? dest.destdir : "", dest.fwdir);
 	if (!root) {
 		fw_err("out of memory");
 		goto out;

@@ -48,7 +48,7 @@ int cmd_verify(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *destdir = getenv("DESTDIR"), *fwdir = "/lib/firmware";
+	struct fw_cli_dest dest = FW_CLI_DEST_INIT;
 	struct fw_verify_opts o = { 0 };
 	struct fw_verify_result res = { 0 };
 	struct fw_diag d = { 0 };
@@ -58,20 +58,15 @@ int cmd_verify(int argc, char **argv)
 	int c, r, rootfd = -1, ret = EXIT_FINDING;
 
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		int k = fw_cli_dest_opt(c, optarg, &dest, &cs);
+
+		if (k < 0) {
+			fw_cli_select_free(&cs);
+			return EXIT_FINDING;
+		}
+		if (k > 0)
+			continue;
 		switch (c) {
-		case 'd':
-			destdir = optarg;
-			break;
-		case 'f':
-			fwdir = optarg;
-			break;
-		case 'p':
-			if (fw_cli_add_package(&cs, optarg) < 0) {
-				fw_cli_select_free(&cs);
-				fw_err("out of memory");
-				return EXIT_FINDING;
-			}
-			break;
 		case 's':
 			cs.file = optarg;
 			break;
@@ -102,7 +97,7 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	ret = EXIT_FINDING;
 	o.sel = cs.sel;
-	root = fw_asprintf("%s%s", destdir ? destdir : "", fwdir);
+	root = fw_asprintf("%s%s", dest.destdir ? dest.destdir : "", dest.fwdir);
 	if (!root) {
 		fw_err("out of memory");
 		goto out;

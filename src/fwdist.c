@@ -118,6 +118,25 @@ int fw_cli_add_package(struct fw_cli_select *s, const char *name)
 	return 0;
 }
 
+int fw_cli_dest_opt(int c, const char *arg, struct fw_cli_dest *dest, struct fw_cli_select *cs)
+{
+	switch (c) {
+	case 'd':
+		dest->destdir = arg;
+		return 1;
+	case 'f':
+		dest->fwdir = arg;
+		return 1;
+	case 'p':
+		if (fw_cli_add_package(cs, arg) < 0) {
+			fw_err("out of memory");
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 int fw_cli_build_selection(struct fw_cli_select *s, const struct fw_tree *t, const char *cmd)
 {
 	if (s->npkgs) {

@@ -41,6 +41,17 @@ struct fw_cli_select {
 	struct fw_selection sel;
 };
 int fw_cli_add_package(struct fw_cli_select *s, const char *name);
+
+/* Where install, verify and uninstall work: DESTDIR (default $DESTDIR) and
+ * the firmware directory below it (default /lib/firmware). */
+struct fw_cli_dest {
+	const char *destdir, *fwdir;
+};
+#define FW_CLI_DEST_INIT { getenv("DESTDIR"), "/lib/firmware" }
+/* Handle --destdir ('d'), --firmware-dir ('f') and --package ('p'), the
+ * options install, verify and uninstall share: 1 if c was one of them,
+ * 0 if not, -1 when out of memory (reported). */
+int fw_cli_dest_opt(int c, const char *arg, struct fw_cli_dest *dest, struct fw_cli_select *cs);
 /* Resolve against t: EXIT_OK, EXIT_USAGE for an unknown package, or
  * EXIT_FINDING for an unreadable selection file or one whose lines select
  * nothing (printed as FILE:LINE: ...). */

@@ -15,13 +15,7 @@ static int parse(struct fw_policy *p, struct fw_diag *d, const char *text)
 	return fw_policy_parse(p, "manifests/licenses", text, strlen(text), d);
 }
 
-#define CHECK_DIAG(d, i, ln, txt)                                             \
-	do {                                                                  \
-		CHECK((d)->n > (size_t)(i));                                  \
-		CHECK_EQ_STR((d)->v[i].file, "manifests/licenses");           \
-		CHECK_EQ_INT((d)->v[i].line, (ln));                           \
-		CHECK_EQ_STR((d)->v[i].text, (txt));                          \
-	} while (0)
+#define CHECK_DIAG(d, i, ln, txt) CHECK_DIAG_IN(d, i, "manifests/licenses", ln, txt)
 
 TEST(category_names)
 {

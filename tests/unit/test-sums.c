@@ -24,23 +24,7 @@ static int parse(struct fw_sums *s, struct fw_diag *d, const char *text)
 	return fw_sums_parse(s, "manifests/checksums", text, strlen(text), d);
 }
 
-#define CHECK_DIAG(d, i, ln, txt)                                             \
-	do {                                                                  \
-		CHECK((d)->n > (size_t)(i));                                  \
-		CHECK_EQ_STR((d)->v[i].file, "manifests/checksums");          \
-		CHECK_EQ_INT((d)->v[i].line, (ln));                           \
-		CHECK_EQ_STR((d)->v[i].text, (txt));                          \
-	} while (0)
-
-/* The number of diagnostics, printing them all when it is not the one expected. */
-#define CHECK_NDIAG(d, want)                                                  \
-	do {                                                                  \
-		if ((d)->n != (size_t)(want))                                 \
-			for (size_t i_ = 0; i_ < (d)->n; i_++)                \
-				fprintf(stderr, "  %s:%u: %s\n", (d)->v[i_].file, \
-					(d)->v[i_].line, (d)->v[i_].text);    \
-		CHECK_EQ_INT((d)->n, (want));                                 \
-	} while (0)
+#define CHECK_DIAG(d, i, ln, txt) CHECK_DIAG_IN(d, i, "manifests/checksums", ln, txt)
 
 TEST(parse_ok)
 {

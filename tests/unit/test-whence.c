@@ -18,13 +18,7 @@ static int parse(struct fw_whence *w, struct fw_diag *d, const char *text)
 }
 
 /* One diagnostic, exactly: file, line and text. */
-#define CHECK_DIAG(d, i, ln, txt)                                             \
-	do {                                                                  \
-		CHECK((d)->n > (size_t)(i));                                  \
-		CHECK_EQ_STR((d)->v[i].file, "WHENCE");                       \
-		CHECK_EQ_INT((d)->v[i].line, (ln));                           \
-		CHECK_EQ_STR((d)->v[i].text, (txt));                          \
-	} while (0)
+#define CHECK_DIAG(d, i, ln, txt) CHECK_DIAG_IN(d, i, "WHENCE", ln, txt)
 
 /* One entry, exactly: kind, name, line. */
 #define CHECK_ENTRY(w, i, k, nm, ln)                                          \

@@ -69,6 +69,26 @@ static int unit_ntests;
 		}                                                             \
 	} while (0)
 
+/* Diagnostic i of a struct fw_diag, exactly: file, line and text. Each test
+ * file defines CHECK_DIAG(d, i, line, text) for the file it parses. */
+#define CHECK_DIAG_IN(d, i, fname, ln, txt)                                   \
+	do {                                                                  \
+		CHECK((d)->n > (size_t)(i));                                  \
+		CHECK_EQ_STR((d)->v[i].file, (fname));                        \
+		CHECK_EQ_INT((d)->v[i].line, (ln));                           \
+		CHECK_EQ_STR((d)->v[i].text, (txt));                          \
+	} while (0)
+
+/* The number of diagnostics, printing them all when it is not the one expected. */
+#define CHECK_NDIAG(d, want)                                                  \
+	do {                                                                  \
+		if ((d)->n != (size_t)(want))                                 \
+			for (size_t i_ = 0; i_ < (d)->n; i_++)                \
+				fprintf(stderr, "  %s:%u: %s\n", (d)->v[i_].file, \
+					(d)->v[i_].line, (d)->v[i_].text);    \
+		CHECK_EQ_INT((d)->n, (want));                                 \
+	} while (0)
+
 int main(int argc, char **argv)
 {
 	int failed = 0;
