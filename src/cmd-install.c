@@ -27,6 +27,8 @@ static void help(void)
 	       "a record of what was installed to .fwdist/<package>.list: upgrades remove\n"
 	       "what the record has and the tree no longer does, switch files, links and\n"
 	       "directories atomically, and never replace what fwdist did not install.\n"
+	       "A blob the record lists with its content, whose installed bytes still\n"
+	       "hash to it, is not rewritten.\n"
 	       "\n"
 	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
 	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
