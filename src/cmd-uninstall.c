@@ -78,19 +78,16 @@ int cmd_uninstall(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	root = fw_asprintf("%s%s", dest.destdir ? dest.destdir : "", dest.fwdir);
-	if (!root) {
-		fw_err("out of memory");
-		goto out;
-	}
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = fw_cli_dest_open(&dest, &root);
 	if (fd < 0) {
-		if (errno == ENOENT) {
+		if (!root) {
+			fw_err("out of memory");
+		} else if (fd == -ENOENT) {
 			ret = EXIT_OK; /* nothing installed: nothing to do */
 			if (!quiet)
 				printf("uninstall: %s does not exist; nothing to remove\n", root);
 		} else {
-			fw_err("uninstall: %s: %s", root, strerror(errno));
+			fw_err("uninstall: %s: %s", root, strerror(-fd));
 		}
 		goto out;
 	}

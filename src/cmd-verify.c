@@ -97,15 +97,13 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	ret = EXIT_FINDING;
 	o.sel = cs.sel;
-	root = fw_asprintf("%s%s", dest.destdir ? dest.destdir : "", dest.fwdir);
-	if (!root) {
-		fw_err("out of memory");
-		goto out;
-	}
 	/* verify writes nothing: open the root as it is, never create it. */
-	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rootfd = fw_cli_dest_open(&dest, &root);
 	if (rootfd < 0) {
-		fw_err("verify: %s: %s", root, strerror(errno));
+		if (root)
+			fw_err("verify: %s: %s", root, strerror(-rootfd));
+		else
+			fw_err("out of memory");
 		goto out;
 	}
 	r = fw_verify(&t, rootfd, &o, &res);

@@ -3,6 +3,7 @@
 #include "fwdist.h"
 
 #include <errno.h>
+#include <fcntl.h>
 
 #include <getopt.h>
 #include <locale.h>
@@ -135,6 +136,17 @@ int fw_cli_dest_opt(int c, const char *arg, struct fw_cli_dest *dest, struct fw_
 		return 1;
 	}
 	return 0;
+}
+
+int fw_cli_dest_open(const struct fw_cli_dest *dest, char **root)
+{
+	int fd;
+
+	*root = fw_asprintf("%s%s", dest->destdir ? dest->destdir : "", dest->fwdir);
+	if (!*root)
+		return -ENOMEM;
+	fd = open(*root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 int fw_cli_build_selection(struct fw_cli_select *s, const struct fw_tree *t, const char *cmd)

@@ -48,6 +48,9 @@ struct fw_cli_dest {
 	const char *destdir, *fwdir;
 };
 #define FW_CLI_DEST_INIT { getenv("DESTDIR"), "/lib/firmware" }
+/* Open DESTDIR/FIRMWAREDIR as it is (never creating it): an fd or -errno.
+ * *root receives the path (a new string, also on failure; NULL on ENOMEM). */
+int fw_cli_dest_open(const struct fw_cli_dest *dest, char **root);
 /* Handle --destdir ('d'), --firmware-dir ('f') and --package ('p'), the
  * options install, verify and uninstall share: 1 if c was one of them,
  * 0 if not, -1 when out of memory (reported). */

@@ -1346,12 +1346,9 @@ int fw_install_open_dest(const char *destdir, const char *firmware_dir, const ch
 		close(dfd);
 		return -ENOMEM;
 	}
+	/* p is not empty, so inner has a directory part: fd is never dfd. */
 	fd = fw_open_parent(dfd, inner, 1, &leaf);
 	free(inner);
-	if (fd == dfd) {
-		/* unreachable: p is non-empty, so at least one component */
-		return fd;
-	}
 	close(dfd);
 	if (fd < 0)
 		*failed_at = firmware_dir;

@@ -125,6 +125,7 @@ void fw_free_strv(char **v, size_t n);
  * first installable blob's below it; -1 if none. */
 int fw_link_package(const struct fw_tree *t, const struct fw_link *l, const struct fw_selection *sel);
 
+/* The name of the package the split puts b in, or NULL. */
 const char *fw_blob_package(const struct fw_tree *t, const struct fw_blob *b);
 
 #endif
