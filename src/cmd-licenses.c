@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist licenses: the licence report, every problem blob listed first. */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fwdist.h"
 #include "json.h"
@@ -27,54 +24,6 @@ static void help(void)
 	       "                texts and SPDX expressions shipping them requires\n"
 	       "  --select FILE only the blobs a selection file selects (see install)\n"
 	       "  --json        machine-readable output\n");
-}
-
-struct count_ctx {
-	const struct fw_tree *t;
-	unsigned *counts; /* per policy entry */
-	char *missing;    /* first id whose LICENSES/<id>.txt is absent */
-};
-
-static int count_id(void *ctx, const char *id, size_t len)
-{
-	struct count_ctx *c = ctx;
-	char buf[256], path[300];
-	const struct fw_policy_entry *p;
-	struct stat st;
-
-	if (len >= sizeof(buf))
-		return 0;
-	memcpy(buf, id, len);
-	buf[len] = '\0';
-	p = fw_policy_find(&c->t->policy, buf);
-	if (p)
-		c->counts[p - c->t->policy.v]++;
-	snprintf(path, sizeof(path), "%s/%s.txt", FW_TREE_LICENSES, buf);
-	if (!c->missing && (fstatat(c->t->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    !S_ISREG(st.st_mode))) {
-		c->missing = strdup(path);
-		if (!c->missing)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Is there anything at firmware/<name>? An undistributable File: documents
- * a refused blob: only the blob's presence is a problem (as for check). */
-static bool blob_present(const struct fw_tree *t, const char *name)
-{
-	struct stat st;
-	char *path;
-	bool r;
-
-	if (fw_name_problem(name))
-		return false;
-	path = fw_asprintf("%s/%s", FW_TREE_FIRMWARE, name);
-	if (!path)
-		return true; /* out of memory: report rather than hide */
-	r = fstatat(t->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	free(path);
-	return r;
 }
 
 struct problem {
@@ -139,37 +88,24 @@ int cmd_licenses(int argc, char **argv)
 		fw_err("out of memory");
 		goto out;
 	}
+	if (fw_tree_licence_counts(&t, &cs.sel, counts) < 0) {
+		fw_err("out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < t.nblobs; i++) {
 		const struct fw_blob *b = &t.blobs[i];
-		struct count_ctx cc = { .t = &t, .counts = counts };
-		char *text = NULL;
+		char *text;
 
-		if (b->duplicate || (cs.sel.pkg && (b->pkg < 0 || !cs.sel.pkg[b->pkg])) ||
-		    (cs.sel.blob && !cs.sel.blob[i]))
+		if (!fw_blob_selected(&t, b, &cs.sel) || !b->lproblems)
 			continue;
-		if (!b->lic) {
-			text = strdup("no licence (no SPDX-License-Identifier: applies)");
-		} else {
-			enum fw_category cat;
-			const char *syn;
-
-			fw_spdx_eval(&t.policy, b->lic->spdx, &cat, count_id, &cc, &syn);
-			if (b->lev->syntax)
-				text = fw_asprintf("bad SPDX expression '%s': %s", b->lic->spdx,
-						   b->lev->syntax);
-			else if (b->lev->unknown)
-				text = fw_asprintf("licence %s not in %s", b->lev->unknown, FW_TREE_POLICY);
-			else if (cc.missing)
-				text = fw_asprintf("licence text %s missing", cc.missing);
-			else if (b->cat == FW_CAT_UNDISTRIBUTABLE && blob_present(&t, b->e->name))
-				text = fw_asprintf("licence %s is undistributable but the blob is in %s/",
-						   b->lic->spdx, FW_TREE_FIRMWARE);
-			else if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
-				text = fw_asprintf("free licence %s but no Source:", b->lic->spdx);
-			free(cc.missing);
+		/* The first problem of the blob, in the model's order: the
+		 * rest follow from it or are fixed with it. */
+		text = fw_licence_problem_text(&t, b, b->lproblems & -b->lproblems);
+		if (!text) {
+			fw_err("out of memory");
+			goto out;
 		}
-		if (text)
-			probs[nprobs++] = (struct problem){ b, text };
+		probs[nprobs++] = (struct problem){ b, text };
 	}
 	if (fw_json) {
 		printf("{\"problems\":[");

@@ -3,12 +3,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "digest.h"
+#include "fsutil.h"
 #include "tree.h"
 #include "util.h"
 
@@ -27,6 +29,9 @@ static void check_names(const struct fw_tree *t, struct fw_diag *d)
 			fw_diag_add(d, w->path, e->line, "%s: %s: %s", KIND(e), fw_esc(e->name), problem);
 			continue;
 		}
+		if (e->kind != FW_E_SOURCE && fw_name_reserved(e->name))
+			fw_diag_add(d, w->path, e->line, "%s: %s: %s", KIND(e), fw_esc(e->name),
+				    fw_name_reserved(e->name));
 		if (e->flags & FW_E_UNQUOTED_SPACE)
 			fw_diag_add(d, w->path, e->line,
 				    "%s: %s: bare space in name (quote the name or write '\\ ')",
@@ -50,6 +55,35 @@ static void check_names(const struct fw_tree *t, struct fw_diag *d)
 			fw_diag_add(d, w->path, w->blocks[i].line, "block has no Driver: line");
 }
 
+/* A blob every package of the split must not share: name them all. */
+static void report_packages(const struct fw_tree *t, const struct fw_blob *b, struct fw_diag *d)
+{
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+
+	if (!f) {
+		fw_diag_add(d, t->whence.path, b->e->line, "%s: %s: in several packages", KIND(b->e),
+			    fw_esc(b->e->name));
+		return;
+	}
+	fprintf(f, "%s (%s:%u)", t->split.pkgs[b->pkg].name, FW_TREE_SPLIT, b->pkg_line);
+	for (size_t i = 0; i < b->nmore; i++)
+		fprintf(f, "%s%s (%s:%u)", i + 1 == b->nmore ? " and " : ", ",
+			t->split.pkgs[b->more[i].pkg].name, FW_TREE_SPLIT, b->more[i].line);
+	if (fclose(f) != 0 || !list) {
+		free(list);
+		list = NULL;
+	}
+	if (b->nmore == 1)
+		fw_diag_add(d, t->whence.path, b->e->line, "%s: %s: in two packages: %s", KIND(b->e),
+			    fw_esc(b->e->name), list ? list : "(out of memory)");
+	else
+		fw_diag_add(d, t->whence.path, b->e->line, "%s: %s: in %zu packages: %s", KIND(b->e),
+			    fw_esc(b->e->name), b->nmore + 1, list ? list : "(out of memory)");
+	free(list);
+}
+
 static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 {
 	const struct fw_whence *w = &t->whence;
@@ -59,32 +93,36 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 		const struct fw_whence_licence *l = &w->licences[i];
 		const struct fw_lic_eval *ev = &t->levals[i];
 
-		if (!l->spdx)
+		char *text;
+
+		if (!l->spdx || !(text = fw_lic_eval_text(ev, l->spdx)))
 			continue;
-		if (ev->syntax)
-			fw_diag_add(d, w->path, l->spdx_line, "SPDX-License-Identifier: %s: %s",
-				    fw_esc(l->spdx), ev->syntax);
-		else if (ev->unknown)
-			fw_diag_add(d, w->path, l->spdx_line,
-				    "SPDX-License-Identifier: %s: licence not in %s", fw_esc(ev->unknown),
-				    FW_TREE_POLICY);
+		fw_diag_add(d, w->path, l->spdx_line, "SPDX-License-Identifier: %s", text);
+		free(text);
 	}
 	for (size_t i = 0; i < t->nblobs; i++) {
 		const struct fw_blob *b = &t->blobs[i];
 		const char *name = fw_esc(b->e->name);
+		/* Expression and text problems are reported once per licence
+		 * line and policy line; these belong to the blob itself. */
+		static const unsigned per_blob[] = {
+			FW_LP_NO_LICENCE, FW_LP_UNDIST_PRESENT, FW_LP_FREE_NO_SOURCE,
+		};
 
 		if (b->duplicate || fw_name_problem(b->e->name))
 			continue;
-		if (!b->lic) {
-			fw_diag_add(d, w->path, b->e->line,
-				    "%s: %s: no licence (no SPDX-License-Identifier: line applies to it)",
-				    KIND(b->e), name);
-			continue;
+		for (size_t k = 0; k < FW_ARRAY_SIZE(per_blob); k++) {
+			char *text;
+
+			if (!(b->lproblems & per_blob[k]))
+				continue;
+			text = fw_licence_problem_text(t, b, per_blob[k]);
+			fw_diag_add(d, w->path, b->e->line, "%s: %s: %s", KIND(b->e), name,
+				    text ? text : "out of memory");
+			free(text);
 		}
-		if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
-			fw_diag_add(d, w->path, b->e->line,
-				    "%s: %s: free licence (%s) but no Source: for it in its block",
-				    KIND(b->e), name, fw_esc(b->lic->spdx));
+		if (!b->lic)
+			continue;
 		if (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE)
 			continue;
 		if (!t->have_split)
@@ -94,11 +132,8 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 				    name, FW_TREE_SPLIT);
 			continue;
 		}
-		if (b->pkg2 >= 0)
-			fw_diag_add(d, w->path, b->e->line,
-				    "%s: %s: in two packages: %s (%s:%u) and %s (%s:%u)", KIND(b->e),
-				    name, t->split.pkgs[b->pkg].name, FW_TREE_SPLIT, b->pkg_line,
-				    t->split.pkgs[b->pkg2].name, FW_TREE_SPLIT, b->pkg2_line);
+		if (b->nmore)
+			report_packages(t, b, d);
 		if (!fw_section_allows(t->split.pkgs[b->pkg].section, b->cat))
 			fw_diag_add(d, w->path, b->e->line, "%s: %s: %s blob in package %s (section %s)",
 				    KIND(b->e), name, fw_category_name(b->cat),
@@ -145,11 +180,17 @@ static void check_split(const struct fw_tree *t, struct fw_diag *d)
 	for (size_t p = 0; p < t->split.npkgs; p++) {
 		bool used = false;
 
-		for (size_t i = 0; i < t->nblobs && !used; i++)
-			/* A blob two packages match is reported as such; it
-			 * still shows the second package is not empty. */
-			used = (t->blobs[i].pkg == (int)p || t->blobs[i].pkg2 == (int)p) &&
-			       !t->blobs[i].duplicate;
+		for (size_t i = 0; i < t->nblobs && !used; i++) {
+			const struct fw_blob *b = &t->blobs[i];
+
+			/* A blob several packages match is reported as such;
+			 * it still shows the other packages are not empty. */
+			if (b->duplicate)
+				continue;
+			used = b->pkg == (int)p;
+			for (size_t k = 0; k < b->nmore && !used; k++)
+				used = b->more[k].pkg == (int)p;
+		}
 		if (!used)
 			fw_diag_add(d, FW_TREE_SPLIT, t->split.pkgs[p].line, "%s: takes no blob",
 				    t->split.pkgs[p].name);
@@ -204,12 +245,8 @@ static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const ch
 	int fd, r;
 
 	wk->blob_seen[bi] = true;
-	if (b->cat == FW_CAT_UNDISTRIBUTABLE) {
-		fw_diag_add(wk->d, wp, b->e->line,
-			    "%s: %s: licence %s is undistributable: the blob must not be in the tree",
-			    KIND(b->e), fw_esc(rel), fw_esc(b->lic->spdx));
-		return;
-	}
+	if (b->cat == FW_CAT_UNDISTRIBUTABLE)
+		return; /* a licence problem of the model (check_licences) */
 	if (st->st_mode & 0111)
 		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: executable bit set (mode %04o)", KIND(b->e),
 			    fw_esc(rel), (unsigned)(st->st_mode & 07777));
@@ -338,18 +375,11 @@ static int check_licence_texts(const struct fw_tree *t, struct fw_diag *d)
 		return 0;
 	}
 	for (size_t i = 0; i < t->policy.n; i++) {
-		const struct fw_policy_entry *p = &t->policy.v[i];
-		char *f = fw_asprintf("%s.txt", p->id);
-		struct stat st;
+		const struct fw_text *x = &t->texts[i];
+		const char *why = fw_text_problem(x);
 
-		if (!f) {
-			close(dfd);
-			return -ENOMEM;
-		}
-		if (fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-			fw_diag_add(d, t->policy.path, p->line, "%s: no licence text %s/%s", p->id,
-				    FW_TREE_LICENSES, f);
-		free(f);
+		if (why)
+			fw_diag_add(d, t->policy.path, x->pol->line, "%s: %s", fw_esc(x->pol->id), why);
 	}
 	r = fw_read_dir_sorted(dfd, &names, &n);
 	close(dfd);

@@ -304,3 +304,45 @@ int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen)
 	}
 	return -EEXIST;
 }
+
+bool fw_is_tmp_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	if (n[0] != '.' || len < 1 + 1 + 8 + 6 || memcmp(n + len - 14, ".fwdist-", 8) != 0)
+		return false;
+	for (size_t i = len - 6; i < len; i++)
+		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= '0' && n[i] <= '9')))
+			return false;
+	return true;
+}
+
+const char *fw_name_reserved(const char *name)
+{
+	static const char *const top[] = { FW_RECORD_DIR, FW_DEST_LICENSES };
+	const char *p = name;
+
+	for (size_t i = 0; i < FW_ARRAY_SIZE(top); i++) {
+		size_t n = strlen(top[i]);
+
+		if (strncmp(name, top[i], n) == 0 && (name[n] == '/' || name[n] == '\0'))
+			return i == 0 ? "name in .fwdist/, where install keeps its record" :
+				       "name in LICENSES/, where install puts the licence texts";
+	}
+	/* A blob named like a temporary file would be taken for the leftover
+	 * of a killed install and removed. */
+	while (p) {
+		const char *slash = strchr(p, '/');
+		char comp[256];
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+
+		if (n < sizeof(comp)) {
+			memcpy(comp, p, n);
+			comp[n] = '\0';
+			if (fw_is_tmp_name(comp))
+				return "name shaped like fwdist's temporary files (.NAME.fwdist-XXXXXX)";
+		}
+		p = slash ? slash + 1 : NULL;
+	}
+	return NULL;
+}

@@ -3,8 +3,23 @@
 #ifndef FWDIST_FSUTIL_H
 #define FWDIST_FSUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* Where install keeps its record, and the licence texts, at the top of a
+ * firmware directory: no blob or link may take a name there. */
+#define FW_RECORD_DIR ".fwdist"
+#define FW_DEST_LICENSES "LICENSES"
+
+/* ".LEAF.fwdist-XXXXXX" (six of [a-z0-9]): the temporary files, symlinks and
+ * staged directories install makes, and only they. */
+bool fw_is_tmp_name(const char *leaf);
+
+/* Why a request name cannot be installed because fwdist's own files live
+ * there (below .fwdist/ or LICENSES/ at the top, or a component shaped like
+ * a temporary file), or NULL. */
+const char *fw_name_reserved(const char *name);
 
 /* Open name (relative, "a/b/c") beneath dirfd, following no symlink in any
  * component and never leaving dirfd: openat2(RESOLVE_BENEATH |

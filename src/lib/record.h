@@ -10,8 +10,8 @@
 #include "compress.h"
 #include "diag.h"
 #include "digest.h"
+#include "fsutil.h"
 
-#define FW_RECORD_DIR ".fwdist"
 #define FW_RECORD_HEADER "# fwdist install record 1"
 
 enum fw_rec_type {

@@ -4,10 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "util.h"
 
 struct unknown_ctx {
@@ -115,7 +118,7 @@ static int build_index(struct fw_tree *t)
 			struct fw_blob *b = &t->blobs[t->nblobs];
 
 			b->e = e;
-			b->pkg = b->pkg2 = -1;
+			b->pkg = -1;
 			x->blob = (long)t->nblobs++;
 		} else if (e->kind == FW_E_LINK) {
 			struct fw_link *l = &t->links[t->nlinks];
@@ -145,7 +148,8 @@ static int build_index(struct fw_tree *t)
 		if (!t->blobs[i].duplicate && !fw_name_problem(t->blobs[i].e->name) &&
 		    add_dirs(t, t->blobs[i].e->name, &cap_dirs) < 0)
 			return -ENOMEM;
-	qsort(t->dirs, t->ndirs, sizeof(*t->dirs), fw_strcmp_ptr);
+	if (t->ndirs > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(t->dirs, t->ndirs, sizeof(*t->dirs), fw_strcmp_ptr);
 	out = 0;
 	for (size_t i = 0; i < t->ndirs; i++) {
 		if (out > 0 && strcmp(t->dirs[out - 1], t->dirs[i]) == 0) {
@@ -205,7 +209,22 @@ static int resolve_licences(struct fw_tree *t)
 	return 0;
 }
 
-static void assign_packages(struct fw_tree *t)
+static int add_match(struct fw_blob *b, unsigned pkg, unsigned line)
+{
+	struct fw_pkg_match *m;
+
+	for (size_t i = 0; i < b->nmore; i++)
+		if (b->more[i].pkg == (int)pkg)
+			return 0;
+	m = realloc(b->more, (b->nmore + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	b->more = m;
+	b->more[b->nmore++] = (struct fw_pkg_match){ (int)pkg, line };
+	return 0;
+}
+
+static int assign_packages(struct fw_tree *t)
 {
 	for (size_t i = 0; i < t->nblobs; i++) {
 		struct fw_blob *b = &t->blobs[i];
@@ -226,11 +245,142 @@ static void assign_packages(struct fw_tree *t)
 			if (b->pkg < 0) {
 				b->pkg = (int)rule->pkg;
 				b->pkg_line = rule->line;
-			} else if ((int)rule->pkg != b->pkg && b->pkg2 < 0) {
-				b->pkg2 = (int)rule->pkg;
-				b->pkg2_line = rule->line;
+			} else if ((int)rule->pkg != b->pkg && add_match(b, rule->pkg, rule->line) < 0) {
+				return -ENOMEM;
 			}
 		}
+	}
+	return 0;
+}
+
+/* What stands at firmware/<name> for every blob: one lstat each, through
+ * directories opened without following anything. */
+static void look_at_blobs(struct fw_tree *t)
+{
+	for (size_t i = 0; i < t->nblobs; i++) {
+		struct fw_blob *b = &t->blobs[i];
+		const char *leaf;
+		struct stat st;
+		int pfd;
+
+		b->presence = FW_UNREACHABLE;
+		if (t->fwfd < 0 || b->duplicate || fw_name_problem(b->e->name))
+			continue;
+		pfd = fw_open_parent(t->fwfd, b->e->name, 0, &leaf);
+		if (pfd == -ENOENT) {
+			b->presence = FW_ABSENT;
+			continue;
+		}
+		if (pfd < 0)
+			continue;
+		if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			b->presence = errno == ENOENT ? FW_ABSENT : FW_UNREACHABLE;
+		} else if (S_ISREG(st.st_mode)) {
+			b->presence = FW_PRESENT;
+			b->mode = st.st_mode;
+			b->fsize = (uint64_t)st.st_size;
+		} else {
+			b->presence = FW_NOT_REGULAR;
+		}
+		if (pfd != t->fwfd)
+			close(pfd);
+	}
+}
+
+/* Every licence text of the policy: present or not, and its digest. The
+ * texts are small and few (upstream has about 200); reading them once here
+ * is what lets install, verify and the reports agree on them. */
+static int load_texts(struct fw_tree *t)
+{
+	t->texts = calloc(t->policy.n + 1, sizeof(*t->texts));
+	if (!t->texts)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->policy.n; i++) {
+		struct fw_text *x = &t->texts[i];
+		struct stat st;
+		int fd;
+
+		x->pol = &t->policy.v[i];
+		x->path = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, x->pol->id);
+		if (!x->path)
+			return -ENOMEM;
+		if (fw_name_problem(x->pol->id) || strchr(x->pol->id, '/')) {
+			x->err = -EINVAL;
+			continue;
+		}
+		fd = fw_open_beneath(t->rootfd, x->path, O_RDONLY | O_NONBLOCK, 0);
+		if (fd < 0) {
+			x->err = fd;
+			continue;
+		}
+		if (fstat(fd, &st) < 0)
+			x->err = -errno;
+		else if (!S_ISREG(st.st_mode))
+			x->err = -EINVAL;
+		else
+			x->err = fw_sha256_fd(fd, x->sha256, &x->size);
+		close(fd);
+		if (x->err == -ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct text_ctx {
+	const struct fw_tree *t;
+	const char *missing;
+};
+
+static int find_missing_text(void *ctx, const char *id, size_t len)
+{
+	struct text_ctx *c = ctx;
+	char buf[256];
+	const struct fw_text *x;
+
+	if (c->missing || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, id, len);
+	buf[len] = '\0';
+	x = fw_tree_text(c->t, buf);
+	if (x && x->err)
+		c->missing = x->pol->id;
+	return 0;
+}
+
+/* The licence rules, in one place: what makes a blob's licence a problem. */
+static void licence_problems(struct fw_tree *t)
+{
+	for (size_t i = 0; i < t->nblobs; i++) {
+		struct fw_blob *b = &t->blobs[i];
+		unsigned m = 0;
+
+		if (b->duplicate)
+			continue;
+		if (!b->lic) {
+			m |= FW_LP_NO_LICENCE;
+		} else {
+			struct text_ctx c = { .t = t };
+			enum fw_category cat;
+			const char *syn;
+
+			if (b->lev->syntax)
+				m |= FW_LP_SYNTAX;
+			else if (b->lev->unknown)
+				m |= FW_LP_NOT_IN_POLICY;
+			fw_spdx_eval(NULL, b->lic->spdx, &cat, find_missing_text, &c, &syn);
+			if (c.missing) {
+				m |= FW_LP_NO_TEXT;
+				b->missing_text = c.missing;
+			}
+			/* An undistributable File: documents a refused blob:
+			 * only the blob's presence in the tree is a problem. */
+			if (b->cat == FW_CAT_UNDISTRIBUTABLE && b->presence != FW_ABSENT &&
+			    b->presence != FW_UNREACHABLE)
+				m |= FW_LP_UNDIST_PRESENT;
+			if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
+				m |= FW_LP_FREE_NO_SOURCE;
+		}
+		b->lproblems = m;
 	}
 }
 
@@ -302,7 +452,7 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 	int r;
 
 	memset(t, 0, sizeof(*t));
-	t->rootfd = -1;
+	t->rootfd = t->fwfd = -1;
 	t->root = strdup(root);
 	if (!t->root)
 		return -ENOMEM;
@@ -339,12 +489,20 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 	r = build_index(t);
 	if (r == 0)
 		r = resolve_licences(t);
+	if (r == 0)
+		r = assign_packages(t);
 	if (r == 0) {
-		assign_packages(t);
 		resolve_links(t);
 		for (size_t i = 0; i < t->nblobs; i++)
 			t->blobs[i].sum = fw_sums_find(&t->sums, t->blobs[i].e->name);
+		t->fwfd = openat(t->rootfd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				 O_CLOEXEC);
+		t->fw_err = t->fwfd < 0 ? -errno : 0;
+		look_at_blobs(t);
+		r = load_texts(t);
 	}
+	if (r == 0)
+		licence_problems(t);
 	return r;
 }
 
@@ -355,6 +513,13 @@ void fw_tree_free(struct fw_tree *t)
 	free(t->levals);
 	for (size_t i = 0; i < t->nlinks; i++)
 		free(t->links[i].resolved);
+	for (size_t i = 0; i < t->nblobs; i++)
+		free(t->blobs[i].more);
+	for (size_t i = 0; t->texts && i < t->policy.n; i++)
+		free(t->texts[i].path);
+	free(t->texts);
+	if (t->fwfd >= 0)
+		close(t->fwfd);
 	for (size_t i = 0; i < t->ndirs; i++)
 		free(t->dirs[i]);
 	free(t->dirs);
@@ -369,7 +534,57 @@ void fw_tree_free(struct fw_tree *t)
 		close(t->rootfd);
 	free(t->root);
 	memset(t, 0, sizeof(*t));
-	t->rootfd = -1;
+	t->rootfd = t->fwfd = -1;
+}
+
+const struct fw_text *fw_tree_text(const struct fw_tree *t, const char *id)
+{
+	const struct fw_policy_entry *p = fw_policy_find(&t->policy, id);
+
+	return p && t->texts ? &t->texts[p - t->policy.v] : NULL;
+}
+
+const char *fw_text_problem(const struct fw_text *x)
+{
+	static _Thread_local char buf[512];
+
+	if (!x->err)
+		return NULL;
+	snprintf(buf, sizeof(buf), "licence text %s %s", fw_esc(x->path),
+		 x->err == -ENOENT ? "missing" :
+		 x->err == -ELOOP ? "is a symlink (licence texts are regular files)" :
+		 x->err == -EINVAL ? "is not a regular file" : strerror(-x->err));
+	return buf;
+}
+
+char *fw_lic_eval_text(const struct fw_lic_eval *ev, const char *spdx)
+{
+	if (ev->syntax)
+		return fw_asprintf("bad SPDX expression '%s': %s", fw_esc(spdx), ev->syntax);
+	if (ev->unknown)
+		return fw_asprintf("licence %s not in %s", fw_esc(ev->unknown), FW_TREE_POLICY);
+	return NULL;
+}
+
+char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, unsigned bit)
+{
+	const char *spdx = b->lic ? fw_esc(b->lic->spdx) : "";
+
+	switch (bit) {
+	case FW_LP_NO_LICENCE:
+		return strdup("no licence (no SPDX-License-Identifier: line applies to it)");
+	case FW_LP_SYNTAX:
+	case FW_LP_NOT_IN_POLICY:
+		return fw_lic_eval_text(b->lev, b->lic->spdx);
+	case FW_LP_NO_TEXT:
+		return strdup(fw_text_problem(fw_tree_text(t, b->missing_text)));
+	case FW_LP_UNDIST_PRESENT:
+		return fw_asprintf("licence %s is undistributable: the blob must not be in the tree",
+				   spdx);
+	case FW_LP_FREE_NO_SOURCE:
+		return fw_asprintf("free licence (%s) but no Source: for it in its block", spdx);
+	}
+	return strdup("unknown licence problem");
 }
 
 static int cmp_key_name(const void *key, const void *elem)
@@ -394,6 +609,16 @@ bool fw_tree_is_dir(const struct fw_tree *t, const char *name)
 const char *fw_blob_package(const struct fw_tree *t, const struct fw_blob *b)
 {
 	return b->pkg >= 0 ? t->split.pkgs[b->pkg].name : NULL;
+}
+
+bool fw_blob_selected(const struct fw_tree *t, const struct fw_blob *b,
+		      const struct fw_selection *sel)
+{
+	if (b->duplicate)
+		return false;
+	if (sel && sel->pkg && (b->pkg < 0 || !sel->pkg[b->pkg]))
+		return false;
+	return !sel || !sel->blob || sel->blob[b - t->blobs];
 }
 
 bool fw_blob_installable(const struct fw_tree *t, const struct fw_blob *b,
@@ -443,6 +668,45 @@ int fw_link_package(const struct fw_tree *t, const struct fw_link *l, const stru
 		return -1;
 	b = l->blob >= 0 ? l->blob : dir_link_blob(t, l, sel);
 	return b >= 0 ? t->blobs[b].pkg : -1;
+}
+
+struct count_ctx {
+	const struct fw_policy *p;
+	unsigned *counts;
+};
+
+static int count_id(void *ctx, const char *id, size_t len)
+{
+	struct count_ctx *c = ctx;
+	const struct fw_policy_entry *e;
+	char buf[256];
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, id, len);
+	buf[len] = '\0';
+	e = fw_policy_find(c->p, buf);
+	if (e)
+		c->counts[e - c->p->v]++;
+	return 0;
+}
+
+int fw_tree_licence_counts(const struct fw_tree *t, const struct fw_selection *sel,
+			   unsigned *counts)
+{
+	struct count_ctx c = { .p = &t->policy, .counts = counts };
+
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+		enum fw_category cat;
+		const char *syn;
+
+		if (!b->lic || !fw_blob_selected(t, b, sel))
+			continue;
+		if (fw_spdx_eval(NULL, b->lic->spdx, &cat, count_id, &c, &syn) == -ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 struct closure_ctx {

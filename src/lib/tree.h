@@ -5,8 +5,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag.h"
+#include "digest.h"
 #include "policy.h"
 #include "split.h"
 #include "sums.h"
@@ -26,6 +28,31 @@ struct fw_lic_eval {
 	const char *syntax; /* syntax error in the expression, or NULL */
 };
 
+/* What stands at firmware/<name> (looked at once, at load, never followed). */
+enum fw_presence {
+	FW_ABSENT,      /* nothing there */
+	FW_PRESENT,     /* a regular file */
+	FW_NOT_REGULAR, /* a directory, a symlink or another type */
+	FW_UNREACHABLE, /* a directory of its path is missing a step (symlink, file, error) */
+};
+
+/* The licence problems of a blob, as a mask: one rule, worded by
+ * fw_licence_problem_text for every report (check, licenses, install). */
+enum fw_lic_problem {
+	FW_LP_NO_LICENCE = 1u << 0,     /* no SPDX-License-Identifier: applies */
+	FW_LP_SYNTAX = 1u << 1,         /* the expression does not parse */
+	FW_LP_NOT_IN_POLICY = 1u << 2,  /* an id manifests/licenses lacks (unknown category) */
+	FW_LP_NO_TEXT = 1u << 3,        /* an id whose LICENSES/<id>.txt is missing or unusable */
+	FW_LP_UNDIST_PRESENT = 1u << 4, /* undistributable, yet the blob is in firmware/ */
+	FW_LP_FREE_NO_SOURCE = 1u << 5, /* a free licence, but no Source: in the block */
+};
+
+/* A further package whose split line also takes a blob. */
+struct fw_pkg_match {
+	int pkg;
+	unsigned line;
+};
+
 /* One installable blob: a File: or RawFile: entry. */
 struct fw_blob {
 	struct fw_whence_entry *e;
@@ -34,10 +61,27 @@ struct fw_blob {
 	enum fw_category licence_cat;        /* category of the licence expression */
 	enum fw_category cat;                /* effective: free needs a Source: too */
 	const struct fw_lic_eval *lev;       /* NULL: no licence line applies */
-	int pkg, pkg2;                       /* package, and a second one if two match */
-	unsigned pkg_line, pkg2_line;        /* the rules that matched */
+	int pkg;                             /* package of the first rule that matched, or -1 */
+	unsigned pkg_line;                   /* that rule's line */
+	struct fw_pkg_match *more;           /* every other package a rule matched: an error */
+	size_t nmore;
 	const struct fw_sum *sum;            /* NULL: no checksum line */
 	bool duplicate;                      /* a second listing of an earlier name */
+	enum fw_presence presence;           /* firmware/<name> */
+	unsigned mode;                       /* its st_mode when FW_PRESENT */
+	uint64_t fsize;                      /* its size when FW_PRESENT */
+	unsigned lproblems;                  /* enum fw_lic_problem bits */
+	const char *missing_text;            /* FW_LP_NO_TEXT: the first id without a text */
+};
+
+/* A licence text of LICENSES/, one per policy entry. */
+struct fw_text {
+	const struct fw_policy_entry *pol;
+	char *path;                    /* "LICENSES/<id>.txt", below the tree root */
+	int err;                       /* 0: a regular file, hashed; -ENOENT absent, -ELOOP a
+					* symlink, -EINVAL not a regular file, or the read error */
+	uint8_t sha256[FW_SHA256_LEN]; /* when err == 0 */
+	uint64_t size;
 };
 
 enum fw_link_state {
@@ -66,6 +110,8 @@ struct fw_name {
 	long blob, link; /* index into blobs / links, or -1 */
 };
 
+struct fw_selection;
+
 struct fw_tree {
 	char *root;
 	int rootfd;
@@ -83,6 +129,9 @@ struct fw_tree {
 	struct fw_lic_eval *levals; /* one per whence.licences */
 	char **dirs;           /* every directory that holds a blob, sorted */
 	size_t ndirs;
+	struct fw_text *texts; /* one per policy.v entry, same order */
+	int fwfd;              /* firmware/, or -1 when it cannot be opened */
+	int fw_err;            /* why not (-errno), else 0 */
 };
 
 /* Load the tree at root. Syntax errors in its files go to d; the model is
@@ -90,6 +139,23 @@ struct fw_tree {
  * root or its WHENCE cannot be read at all (nothing to report on). */
 int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d);
 void fw_tree_free(struct fw_tree *t);
+
+/* The licence text of a policy id, or NULL when the policy lacks it. */
+const struct fw_text *fw_tree_text(const struct fw_tree *t, const char *id);
+/* Why a licence text cannot be shipped, as "licence text LICENSES/X.txt
+ * missing" (static wording with the path), or NULL when it is fine. The
+ * string is thread-local, valid until the next call. */
+const char *fw_text_problem(const struct fw_text *x);
+/* The words for one licence problem bit of b (a new string, NULL on ENOMEM);
+ * check and licenses print the same words. */
+char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, unsigned bit);
+/* The same for a licence line's expression: syntax error or unknown id. */
+char *fw_lic_eval_text(const struct fw_lic_eval *ev, const char *spdx);
+
+/* For each policy entry, how many blobs of sel (fw_blob_selected) name it
+ * in their SPDX expression: counts[policy.n]. 0 or -ENOMEM. */
+int fw_tree_licence_counts(const struct fw_tree *t, const struct fw_selection *sel,
+			   unsigned *counts);
 
 /* Look a name up in the index; NULL if WHENCE does not name it. */
 const struct fw_name *fw_tree_find(const struct fw_tree *t, const char *name);
@@ -112,6 +178,10 @@ struct fw_selection {
 };
 bool fw_blob_installable(const struct fw_tree *t, const struct fw_blob *b,
 			 const struct fw_selection *sel);
+/* Whether sel takes b, installable or not (its package and the --select
+ * file), for reports that show every blob of a selection. */
+bool fw_blob_selected(const struct fw_tree *t, const struct fw_blob *b,
+		      const struct fw_selection *sel);
 bool fw_link_installable(const struct fw_tree *t, const struct fw_link *l,
 			 const struct fw_selection *sel);
 /* The distinct licence ids (sorted, new strings) that the installable blobs
