@@ -31,7 +31,7 @@ Q = @
 endif
 
 LIB_SRC  = $(sort $(wildcard src/lib/*.c))
-CMD_SRC  = $(sort $(wildcard src/fwdist.c src/cmd-*.c))
+CMD_SRC  = $(sort $(wildcard src/fwdist.c src/cli.c src/cmd-*.c))
 LIB_OBJ  = $(LIB_SRC:src/%.c=$(BUILD)/%.o)
 CMD_OBJ  = $(CMD_SRC:src/%.c=$(BUILD)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test-*.c))

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist check: validate the whole tree and report every finding in one run. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,30 +34,16 @@ static void print_json(const struct fw_diag *d)
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct fw_cli cli = FW_CLI_INIT("check", FW_CLI_JSON);
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
 	size_t nfree = 0, nnonfree = 0, nundist = 0;
-	int c, r;
+	int r;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			fw_json = true;
-			break;
-		case 'h':
-			help();
-			return EXIT_OK;
-		default:
-			return fw_usage("check", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return fw_usage("check", "unexpected argument '%s'", argv[optind]);
+	r = fw_cli_parse(&cli, argc, argv, NULL, "", NULL, NULL, help);
+	fw_cli_free(&cli);
+	if (r >= 0)
+		return r;
 	if (fw_load_tree(&t, &d) != EXIT_OK) {
 		fw_diag_free(&d);
 		return EXIT_FINDING;

@@ -5,12 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "fwdist.h"
 #include "install.h"
-#include "kconfig.h"
+#include "plan.h"
 #include "util.h"
 
 static void help(void)
@@ -61,198 +60,147 @@ static void progress(void *ctx, size_t done, size_t total, uint64_t bytes)
 		fputc('\n', stderr);
 }
 
-/* --compress=auto and the check of an explicit xz/zstd against the kernel. */
-static int kernel_compression(const char *config, const char *release, bool autosel,
-			      bool force, enum fw_compress *comp)
+struct opts {
+	struct fw_plan_opts plan;
+	struct fw_install_opts inst;
+	const char *kconfig, *krelease;
+	bool quiet, autosel;
+};
+
+static int option(void *ctx, int c, const char *arg)
 {
-	struct fw_kconfig k;
-	struct fw_diag d = { 0 };
-	char *path = NULL;
-	int r;
+	struct opts *o = ctx;
+	char *end;
+	long n;
 
-	if (!config && !release && !autosel)
-		return EXIT_OK; /* nothing says which kernel: staging builds */
-	if (!config) {
-		struct utsname u;
-
-		if (!release) {
-			if (uname(&u) < 0) {
-				fw_err("install: uname: %s", strerror(errno));
-				return EXIT_FINDING;
-			}
-			release = u.release;
-		}
-		path = fw_asprintf("/boot/config-%s", release);
-		if (!path) {
-			fw_err("out of memory");
-			return EXIT_FINDING;
-		}
-		config = path;
+	switch (c) {
+	case 'c':
+		o->autosel = strcmp(arg, "auto") == 0;
+		if (!o->autosel && fw_compress_parse(arg, &o->plan.comp) < 0)
+			return fw_usage("install", "--compress takes none, xz, zstd or auto, not '%s'", arg);
+		return EXIT_OK;
+	case 'K':
+		o->kconfig = arg;
+		return EXIT_OK;
+	case 'R':
+		o->krelease = arg;
+		return EXIT_OK;
+	case 'D':
+		o->plan.dedup = true;
+		return EXIT_OK;
+	case 'L':
+		o->plan.no_licences = true;
+		return EXIT_OK;
+	case 'F':
+		o->inst.force = true;
+		return EXIT_OK;
+	case 'j':
+		n = strtol(arg, &end, 10);
+		if (*end || n < 1 || n > 64)
+			return fw_usage("install", "--jobs takes a number from 1 to 64");
+		o->inst.jobs = (unsigned)n;
+		return EXIT_OK;
+	case 'q':
+		o->quiet = true;
+		return EXIT_OK;
 	}
-	r = fw_kconfig_load(&k, config);
-	if (r < 0) {
-		fw_err("install: %s: cannot read the kernel config: %s", config, strerror(-r));
-		free(path);
-		return EXIT_FINDING;
-	}
-	r = EXIT_OK;
-	if (autosel) {
-		*comp = fw_kconfig_best(&k);
-	} else if (!fw_kconfig_accepts(&k, *comp) && !force) {
-		fw_kconfig_explain(&k, *comp, &d);
-		fw_print_diag(&d);
-		fw_err("install: --compress=%s refused for this kernel (--force overrides)",
-		       fw_compress_name(*comp));
-		r = EXIT_FINDING;
-	}
-	fw_diag_free(&d);
-	fw_kconfig_free(&k);
-	free(path);
-	return r;
+	return EXIT_USAGE;
 }
 
 int cmd_install(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "destdir", required_argument, NULL, 'd' },
-		{ "firmware-dir", required_argument, NULL, 'f' },
+	static const struct option own[] = {
 		{ "compress", required_argument, NULL, 'c' },
 		{ "kernel-config", required_argument, NULL, 'K' },
 		{ "kernel-release", required_argument, NULL, 'R' },
 		{ "dedup", no_argument, NULL, 'D' },
-		{ "package", required_argument, NULL, 'p' },
-		{ "select", required_argument, NULL, 's' },
 		{ "no-licenses", no_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fw_cli_dest dest = FW_CLI_DEST_INIT;
-	const char *failed_at;
-	const char *kconfig = NULL, *krelease = NULL;
-	struct fw_cli_select cs = { 0 };
-	struct fw_install_opts o = { .comp = FW_COMP_NONE };
+	struct fw_cli cli = FW_CLI_INIT("install", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST);
+	struct opts o = { .plan.comp = FW_COMP_NONE };
 	struct fw_install_result res;
+	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
-	struct fw_tree t;
-	bool quiet = false, autosel = false;
-	int c, r, destfd = -1, ret = EXIT_FINDING;
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	char *where = NULL, *kpath = NULL;
+	int r, fd = -1, ret;
 
-	while ((c = getopt_long(argc, argv, "+hj:q", opts, NULL)) != -1) {
-		int k = fw_cli_dest_opt(c, optarg, &dest, &cs);
-
-		if (k < 0) {
-			fw_cli_select_free(&cs);
-			return EXIT_FINDING;
-		}
-		if (k > 0)
-			continue;
-		switch (c) {
-		case 'c':
-			autosel = strcmp(optarg, "auto") == 0;
-			if (!autosel && fw_compress_parse(optarg, &o.comp) < 0) {
-				fw_cli_select_free(&cs);
-				return fw_usage("install",
-						"--compress takes none, xz, zstd or auto, not '%s'", optarg);
-			}
-			break;
-		case 'K':
-			kconfig = optarg;
-			break;
-		case 'R':
-			krelease = optarg;
-			break;
-		case 'D':
-			o.dedup = true;
-			break;
-		case 's':
-			cs.file = optarg;
-			break;
-		case 'L':
-			o.no_licences = true;
-			break;
-		case 'F':
-			o.force = true;
-			break;
-		case 'j': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (*end || n < 1 || n > 64) {
-				fw_cli_select_free(&cs);
-				return fw_usage("install", "--jobs takes a number from 1 to 64");
-			}
-			o.jobs = (unsigned)n;
-			break;
-		}
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			fw_cli_select_free(&cs);
-			help();
-			return EXIT_OK;
-		default:
-			fw_cli_select_free(&cs);
-			return fw_usage("install", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		fw_cli_select_free(&cs);
-		return fw_usage("install", "unexpected argument '%s'", argv[optind]);
-	}
-	if (kconfig && krelease) {
-		fw_cli_select_free(&cs);
-		return fw_usage("install", "--kernel-config and --kernel-release exclude each other");
-	}
-	ret = kernel_compression(kconfig, krelease, autosel, o.force, &o.comp);
-	if (ret != EXIT_OK) {
-		fw_cli_select_free(&cs);
-		return ret;
-	}
+	ret = fw_cli_parse(&cli, argc, argv, own, "j:q", option, &o, help);
+	if (ret >= 0)
+		goto out;
 	ret = EXIT_FINDING;
-	ret = fw_cli_prepare(&t, &d, &cs, "install", "nothing installed");
+	if (o.kconfig && o.krelease) {
+		ret = fw_usage("install", "--kernel-config and --kernel-release exclude each other");
+		goto out;
+	}
+	r = fw_plan_kernel_compress(o.kconfig, o.krelease, o.autosel, o.inst.force, &o.plan.comp,
+				    &kpath, &d);
+	if (r == -EPERM) {
+		fw_print_diag(&d);
+		fw_err("install: --compress=%s refused for this kernel (--force overrides)",
+		       fw_compress_name(o.plan.comp));
+		goto out;
+	}
+	if (r < 0) {
+		fw_err("install: %s: cannot read the kernel config: %s", kpath ? kpath : "uname",
+		       strerror(-r));
+		goto out;
+	}
+	fw_diag_free(&d);
+	ret = fw_cli_prepare(&cli, &t, &d, "nothing installed");
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	o.sel = cs.sel;
-	destfd = fw_install_open_dest(dest.destdir, dest.fwdir, &failed_at);
-	if (destfd < 0) {
-		fw_err("install: %s: %s", failed_at ? failed_at : dest.fwdir,
-		       destfd == -ELOOP ? "a symlink is in the way; refusing to follow it" :
-		       strerror(-destfd));
+	o.plan.sel = cli.sel;
+	fw_diag_free(&d);
+	r = fw_plan_build(&plan, &t, &o.plan, &d);
+	if (r < 0) {
+		fw_err("install: %s", strerror(-r));
 		goto out;
 	}
-	if (!quiet && isatty(STDERR_FILENO))
-		o.progress = progress;
-	r = fw_install(&t, destfd, &o, &res, &d);
+	fd = fw_cli_open_dest(&cli, true, &where);
+	if (fd < 0)
+		goto out;
+	if (!o.quiet && isatty(STDERR_FILENO))
+		o.inst.progress = progress;
+	r = fw_install(&plan, fd, &o.inst, &res, &d);
 	fw_print_diag(&d);
 	if (r < 0) {
 		fw_err("install: %s", strerror(-r));
 		goto out;
 	}
-	if (!quiet) {
+	if (!o.quiet) {
 		printf("install: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
-		       res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.comp), res.links,
+		       res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
 		       res.links == 1 ? "" : "s", res.dedup_links, res.dedup_links == 1 ? "" : "s",
 		       res.licences, res.licences == 1 ? "" : "s");
 		if (res.unchanged)
 			printf("; %zu unchanged", res.unchanged);
 		if (res.removed)
 			printf("; removed %zu old name%s", res.removed, res.removed == 1 ? "" : "s");
+		if (res.kept)
+			printf("; kept %zu changed old name%s", res.kept, res.kept == 1 ? "" : "s");
 		printf("%s\n", res.failed ? "; failed: see above" : "");
 	}
 	if (res.failed) {
-		fw_err("install: %zu not installed", res.failed);
+		if (res.failed > res.kept)
+			fw_err("install: %zu not installed", res.failed - res.kept);
+		if (res.kept)
+			fw_err("install: %zu old name%s kept", res.kept, res.kept == 1 ? "" : "s");
 		goto out;
 	}
 	ret = EXIT_OK;
 out:
-	if (destfd >= 0)
-		close(destfd);
-	fw_cli_select_free(&cs);
+	if (fd >= 0)
+		close(fd);
+	free(where);
+	free(kpath);
+	fw_plan_free(&plan);
+	fw_cli_free(&cli);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

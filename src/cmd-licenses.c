@@ -33,62 +33,30 @@ struct problem {
 
 int cmd_licenses(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "package", required_argument, NULL, 'p' },
-		{ "select", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli_select cs = { 0 };
+	struct fw_cli cli = FW_CLI_INIT("licenses", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT);
 	struct fw_diag d = { 0 };
-	struct fw_tree t;
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct problem *probs = NULL;
 	unsigned *counts = NULL;
 	size_t nprobs = 0;
-	int c, ret = EXIT_FINDING;
+	int ret;
 	bool partial;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (fw_cli_add_package(&cs, optarg) < 0) {
-				fw_cli_select_free(&cs);
-				fw_err("out of memory");
-				return EXIT_FINDING;
-			}
-			break;
-		case 's':
-			cs.file = optarg;
-			break;
-		case 'j':
-			fw_json = true;
-			break;
-		case 'h':
-			fw_cli_select_free(&cs);
-			help();
-			return EXIT_OK;
-		default:
-			fw_cli_select_free(&cs);
-			return fw_usage("licenses", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		fw_cli_select_free(&cs);
-		return fw_usage("licenses", "unexpected argument '%s'", argv[optind]);
-	}
-	ret = fw_cli_prepare(&t, &d, &cs, "licenses", NULL);
+	ret = fw_cli_parse(&cli, argc, argv, NULL, "", NULL, NULL, help);
+	if (ret >= 0)
+		goto out;
+	ret = fw_cli_prepare(&cli, &t, &d, NULL);
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	partial = cs.sel.pkg || cs.sel.blob;
+	partial = cli.sel.pkg || cli.sel.blob;
 	counts = calloc(t.policy.n + 1, sizeof(*counts));
 	probs = calloc(t.nblobs + 1, sizeof(*probs));
 	if (!counts || !probs) {
 		fw_err("out of memory");
 		goto out;
 	}
-	if (fw_tree_licence_counts(&t, &cs.sel, counts) < 0) {
+	if (fw_tree_licence_counts(&t, &cli.sel, counts) < 0) {
 		fw_err("out of memory");
 		goto out;
 	}
@@ -96,7 +64,7 @@ int cmd_licenses(int argc, char **argv)
 		const struct fw_blob *b = &t.blobs[i];
 		char *text;
 
-		if (!fw_blob_selected(&t, b, &cs.sel) || !b->lproblems)
+		if (!fw_blob_selected(&t, b, &cli.sel) || !b->lproblems)
 			continue;
 		/* The first problem of the blob, in the model's order: the
 		 * rest follow from it or are fixed with it. */
@@ -157,7 +125,7 @@ out:
 		free(probs[i].text);
 	free(probs);
 	free(counts);
-	fw_cli_select_free(&cs);
+	fw_cli_free(&cli);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

@@ -8,18 +8,20 @@
 
 #include "fwdist.h"
 #include "json.h"
+#include "plan.h"
 #include "util.h"
 
 static void help(void)
 {
-	printf("Usage: fwdist [-C DIR] list [--package P] [--json]\n"
+	printf("Usage: fwdist [-C DIR] list [--package P] [--select FILE] [--sha256sum] [--json]\n"
 	       "       fwdist list --whence FILE [--summary] [--json]\n"
 	       "\n"
 	       "List every blob and link of the tree: kind, category, package, name (and a\n"
 	       "link's target). With --whence, read FILE alone (any upstream WHENCE) and\n"
 	       "list its entries, or with --summary count its keyword lines.\n"
 	       "\n"
-	       "  --package P    only what package P of manifests/packages takes\n"
+	       "  --package P    only what package P of manifests/packages takes (repeatable)\n"
+	       "  --select FILE  only the names a selection file selects (as for install)\n"
 	       "  --whence FILE  parse FILE instead of the tree's WHENCE\n"
 	       "  --summary      with --whence: counts of Driver:, File:, RawFile:, Link:,\n"
 	       "                 Source:, Licence:/License:, SPDX-License-Identifier:,\n"
@@ -106,88 +108,92 @@ static void json_opt(const char *key, const char *val)
 		printf("null");
 }
 
+struct opts {
+	const char *whence;
+	bool sums, summary;
+};
+
+static int option(void *ctx, int c, const char *arg)
+{
+	struct opts *o = ctx;
+
+	switch (c) {
+	case 'w':
+		o->whence = arg;
+		return EXIT_OK;
+	case 's':
+		o->summary = true;
+		return EXIT_OK;
+	case 'S':
+		o->sums = true;
+		return EXIT_OK;
+	}
+	return EXIT_USAGE;
+}
+
+/* Request names the kernel can load after an install, each with the digest
+ * of the bytes it must receive (links: their target's): the plan's. */
+static int print_sums(const struct fw_tree *t, const struct fw_selection *sel)
+{
+	struct fw_plan_opts po = { .sel = *sel, .comp = FW_COMP_NONE, .no_licences = true };
+	struct fw_plan p;
+	int r = fw_plan_build(&p, t, &po, NULL);
+
+	if (r < 0) {
+		fw_err("list: %s", strerror(-r));
+		return EXIT_FINDING;
+	}
+	for (size_t i = 0; i < p.nnames; i++) {
+		const struct fw_plan_entry *e = &p.v[p.by_name[i]];
+		char hex[FW_SHA256_HEX + 1];
+
+		if (!e->blob)
+			continue; /* a directory link */
+		fw_sha256_hex(e->sha256, hex);
+		printf("%s  %s\n", hex, e->name);
+	}
+	fw_plan_free(&p);
+	return EXIT_OK;
+}
+
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "package", required_argument, NULL, 'p' },
+	static const struct option own[] = {
 		{ "whence", required_argument, NULL, 'w' },
 		{ "summary", no_argument, NULL, 's' },
 		{ "sha256sum", no_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *package = NULL, *whence = NULL;
-	bool sums = false;
+	struct fw_cli cli = FW_CLI_INIT("list", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT);
+	struct opts o = { 0 };
 	struct fw_diag d = { 0 };
-	struct fw_tree t;
-	int c, pkg = -1, summary = 0, first = 1;
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	const struct fw_selection *sel = &cli.sel;
+	int ret, first = 1;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			package = optarg;
-			break;
-		case 'w':
-			whence = optarg;
-			break;
-		case 's':
-			summary = 1;
-			break;
-		case 'S':
-			sums = true;
-			break;
-		case 'j':
-			fw_json = true;
-			break;
-		case 'h':
-			help();
-			return EXIT_OK;
-		default:
-			return fw_usage("list", "unknown option '%s'", argv[optind - 1]);
-		}
+	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	if (ret >= 0)
+		goto out;
+	if (o.summary && !o.whence) {
+		ret = fw_usage("list", "--summary goes with --whence FILE");
+		goto out;
 	}
-	if (optind < argc)
-		return fw_usage("list", "unexpected argument '%s'", argv[optind]);
-	if (summary && !whence)
-		return fw_usage("list", "--summary goes with --whence FILE");
-	if (whence && package)
-		return fw_usage("list", "--package needs the tree, not --whence");
-	if (whence)
-		return list_whence(whence, summary);
-
-	if (fw_load_tree(&t, &d) != EXIT_OK) {
-		fw_diag_free(&d);
-		return EXIT_FINDING;
+	if (o.whence && (cli.npkgs || cli.select_file)) {
+		ret = fw_usage("list", "--package and --select need the tree, not --whence");
+		goto out;
 	}
-	fw_print_diag(&d);
-	if (package) {
-		pkg = fw_split_find(&t.split, package);
-		if (pkg < 0) {
-			fw_tree_free(&t);
-			fw_diag_free(&d);
-			return fw_usage("list", "no package '%s' in %s", fw_esc(package), FW_TREE_SPLIT);
-		}
+	if (o.whence) {
+		ret = list_whence(o.whence, o.summary);
+		goto out;
 	}
-	if (sums) {
-		/* Request names the kernel can load after an install, each with
-		 * the digest of the bytes it must receive (links: their target's). */
-		for (size_t i = 0; i < t.nindex; i++) {
-			const struct fw_name *x = &t.index[i];
-			const struct fw_blob *b = NULL;
-			char hex[FW_SHA256_HEX + 1];
-
-			if (x->blob >= 0 && fw_blob_installable(&t, &t.blobs[x->blob], NULL))
-				b = &t.blobs[x->blob];
-			else if (x->link >= 0 && fw_link_installable(&t, &t.links[x->link], NULL) &&
-				 t.links[x->link].blob >= 0)
-				b = &t.blobs[t.links[x->link].blob];
-			if (!b || !b->sum || (pkg >= 0 && b->pkg != pkg))
-				continue;
-			fw_sha256_hex(b->sum->sha256, hex);
-			printf("%s  %s\n", hex, x->name);
-		}
-		goto done;
+	ret = fw_cli_prepare(&cli, &t, &d, NULL);
+	if (ret != EXIT_OK)
+		goto out;
+	if (o.sums) {
+		ret = print_sums(&t, sel);
+		if (ret == EXIT_OK && d.n)
+			ret = EXIT_FINDING;
+		goto out;
 	}
 	if (fw_json)
 		printf("[");
@@ -207,7 +213,13 @@ int cmd_list(int argc, char **argv)
 		else
 			continue; /* Source: is not installed */
 		pname = b ? fw_blob_package(&t, b) : NULL;
-		if (pkg >= 0 && (!b || b->pkg != pkg))
+		/* With --package or --select: what they take (a link goes
+		 * with its target's package, and is selected by its name). */
+		if ((sel->pkg || sel->blob) && !b)
+			continue;
+		if (sel->pkg && (b->pkg < 0 || !sel->pkg[b->pkg]))
+			continue;
+		if (l ? sel->link && !sel->link[l - t.links] : sel->blob && !sel->blob[b - t.blobs])
 			continue;
 		if (fw_json) {
 			printf("%s{\"name\":", first ? "" : ",");
@@ -238,9 +250,10 @@ int cmd_list(int argc, char **argv)
 	}
 	if (fw_json)
 		printf("]\n");
-done:
+	ret = d.n ? EXIT_FINDING : EXIT_OK;
+out:
+	fw_cli_free(&cli);
 	fw_tree_free(&t);
-	c = d.n ? EXIT_FINDING : EXIT_OK;
 	fw_diag_free(&d);
-	return c;
+	return ret;
 }

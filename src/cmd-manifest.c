@@ -11,6 +11,7 @@
 
 #include "fsutil.h"
 #include "fwdist.h"
+#include "manifest.h"
 #include "util.h"
 
 static void help(void)
@@ -24,86 +25,33 @@ static void help(void)
 	       "  --check   write nothing; exit 1 if the file is out of date\n");
 }
 
-static int cmp_sum(const void *a, const void *b)
+static int option(void *ctx, int c, const char *arg)
 {
-	return strcmp(((const struct fw_sum *)a)->name, ((const struct fw_sum *)b)->name);
-}
-
-static int hash_blobs(const struct fw_tree *t, struct fw_sum *v, size_t *nv, struct fw_diag *d)
-{
-	int fwfd = openat(t->rootfd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	size_t n = 0;
-
-	if (fwfd < 0) {
-		fw_diag_add(d, FW_TREE_FIRMWARE "/", 0, "cannot open: %s", strerror(errno));
-		return 0;
-	}
-	for (size_t i = 0; i < t->nblobs; i++) {
-		const struct fw_blob *b = &t->blobs[i];
-		struct stat st;
-		int fd, r;
-
-		if (b->duplicate || fw_name_problem(b->e->name) || b->cat == FW_CAT_UNDISTRIBUTABLE)
-			continue;
-		fd = fw_open_beneath(fwfd, b->e->name, O_RDONLY | O_NONBLOCK, 0);
-		if (fd < 0) {
-			fw_diag_add(d, t->whence.path, b->e->line, "%s: %s: %s",
-				    fw_entry_kind_name(b->e->kind), fw_esc(b->e->name),
-				    fd == -ENOENT ? "no such file in firmware/" :
-				    fd == -ELOOP ? "is a symlink (links are Link: lines)" : strerror(-fd));
-			continue;
-		}
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			fw_diag_add(d, t->whence.path, b->e->line, "%s: %s: not a regular file",
-				    fw_entry_kind_name(b->e->kind), fw_esc(b->e->name));
-			close(fd);
-			continue;
-		}
-		r = fw_sha256_fd(fd, v[n].sha256, &v[n].size);
-		close(fd);
-		if (r < 0) {
-			fw_diag_add(d, t->whence.path, b->e->line, "%s: %s: cannot read: %s",
-				    fw_entry_kind_name(b->e->kind), fw_esc(b->e->name), strerror(-r));
-			continue;
-		}
-		v[n].name = b->e->name;
-		v[n].line = b->e->line;
-		n++;
-	}
-	close(fwfd);
-	*nv = n;
-	return 0;
+	(void)arg;
+	if (c != 'c')
+		return EXIT_USAGE;
+	*(bool *)ctx = true;
+	return EXIT_OK;
 }
 
 int cmd_manifest(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{ "check", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct fw_cli cli = FW_CLI_INIT("manifest", 0);
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
-	struct fw_sum *v = NULL;
 	char *old = NULL, *buf = NULL;
 	size_t n = 0, oldlen = 0, len = 0;
-	int c, r, ret = EXIT_FINDING;
-	int check_only = 0;
+	int r, ret = EXIT_FINDING;
+	bool check_only = false;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			check_only = 1;
-			break;
-		case 'h':
-			help();
-			return EXIT_OK;
-		default:
-			return fw_usage("manifest", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return fw_usage("manifest", "unexpected argument '%s'", argv[optind]);
+	r = fw_cli_parse(&cli, argc, argv, own, "", option, &check_only, help);
+	fw_cli_free(&cli);
+	if (r >= 0)
+		return r;
 	if (fw_load_tree(&t, &d) != EXIT_OK) {
 		fw_diag_free(&d);
 		return EXIT_FINDING;
@@ -116,20 +64,13 @@ int cmd_manifest(int argc, char **argv)
 		goto out;
 	}
 	fw_diag_free(&d);
-	v = calloc(t.nblobs + 1, sizeof(*v));
-	if (!v) {
-		fw_err("out of memory");
-		goto out;
-	}
-	hash_blobs(&t, v, &n, &d);
-	if (d.n) {
+	r = fw_manifest_sums(&t, &buf, &len, &n, &d);
+	if (r == -EIO) {
 		fw_print_diag(&d);
 		fw_err("manifest: %zu blob%s unreadable; %s not written", d.n, d.n == 1 ? "" : "s",
 		       FW_TREE_SUMS);
 		goto out;
 	}
-	qsort(v, n, sizeof(*v), cmp_sum);
-	r = fw_sums_format(v, n, &buf, &len);
 	if (r < 0) {
 		fw_err("out of memory");
 		goto out;
@@ -144,8 +85,9 @@ int cmd_manifest(int argc, char **argv)
 		fw_err("%s: out of date (run fwdist manifest)", FW_TREE_SUMS);
 		goto out;
 	}
-	if (mkdirat(t.rootfd, "manifests", 0755) < 0 && errno != EEXIST) {
-		fw_err("manifests/: %s", strerror(errno));
+	r = fw_mkdirat(t.rootfd, "manifests", 0755);
+	if (r < 0 && r != -EEXIST) {
+		fw_err("manifests/: %s", strerror(-r));
 		goto out;
 	}
 	r = fw_write_atomic(t.rootfd, FW_TREE_SUMS, buf, len, 0644);
@@ -158,7 +100,6 @@ int cmd_manifest(int argc, char **argv)
 out:
 	free(old);
 	free(buf);
-	free(v);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "fwdist.h"
-#include "install.h"
+#include "plan.h"
+#include "uninstall.h"
 #include "util.h"
 
 static void help(void)
@@ -26,87 +27,94 @@ static void help(void)
 	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
 	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
 	       "  --package NAME        only this package (repeatable)\n"
+	       "  --select FILE         only these names or globs (as for install); the\n"
+	       "                        record keeps the rest\n"
+	       "  --force               also remove recorded files changed since install\n"
 	       "  -q, --quiet           no summary\n");
+}
+
+struct opts {
+	struct fw_uninstall_opts un;
+	bool quiet;
+};
+
+static int option(void *ctx, int c, const char *arg)
+{
+	struct opts *o = ctx;
+
+	(void)arg;
+	switch (c) {
+	case 'q':
+		o->quiet = true;
+		return EXIT_OK;
+	case 'F':
+		o->un.force = true;
+		return EXIT_OK;
+	}
+	return EXIT_USAGE;
 }
 
 int cmd_uninstall(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "destdir", required_argument, NULL, 'd' },
-		{ "firmware-dir", required_argument, NULL, 'f' },
-		{ "package", required_argument, NULL, 'p' },
+	static const struct option own[] = {
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "force", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fw_cli_dest dest = FW_CLI_DEST_INIT;
-	struct fw_install_result res;
+	struct fw_cli cli = FW_CLI_INIT("uninstall", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST);
+	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
+	struct opts o = { 0 };
+	struct fw_uninstall_result res;
+	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
-	struct fw_tree t;
-	struct fw_cli_select cs = { 0 };
-	bool quiet = false;
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	char *root = NULL;
-	int c, r, fd = -1, ret = EXIT_FINDING;
+	int r, fd = -1, ret;
 
-	while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
-		int k = fw_cli_dest_opt(c, optarg, &dest, &cs);
-
-		if (k < 0) {
-			fw_cli_select_free(&cs);
-			return EXIT_FINDING;
-		}
-		if (k > 0)
-			continue;
-		switch (c) {
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			fw_cli_select_free(&cs);
-			help();
-			return EXIT_OK;
-		default:
-			fw_cli_select_free(&cs);
-			return fw_usage("uninstall", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		fw_cli_select_free(&cs);
-		return fw_usage("uninstall", "unexpected argument '%s'", argv[optind]);
-	}
-	ret = fw_cli_prepare(&t, &d, &cs, "uninstall", "nothing removed");
+	ret = fw_cli_parse(&cli, argc, argv, own, "q", option, &o, help);
+	if (ret >= 0)
+		goto out;
+	ret = fw_cli_prepare(&cli, &t, &d, "nothing removed");
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	fd = fw_cli_dest_open(&dest, &root);
-	if (fd < 0) {
-		if (!root) {
-			fw_err("out of memory");
-		} else if (fd == -ENOENT) {
-			ret = EXIT_OK; /* nothing installed: nothing to do */
-			if (!quiet)
-				printf("uninstall: %s does not exist; nothing to remove\n", root);
-		} else {
-			fw_err("uninstall: %s: %s", root, strerror(-fd));
-		}
+	po.sel = cli.sel;
+	r = fw_plan_build(&plan, &t, &po, NULL);
+	if (r < 0) {
+		fw_err("uninstall: %s", strerror(-r));
 		goto out;
 	}
-	r = fw_uninstall(&t, fd, &cs.sel, &res, &d);
+	fd = fw_cli_open_dest(&cli, false, &root);
+	if (fd == -ENOENT) {
+		ret = EXIT_OK; /* nothing installed: nothing to do */
+		if (!o.quiet)
+			printf("uninstall: %s%s does not exist; nothing to remove\n",
+			       cli.destdir ? cli.destdir : "", cli.fwdir);
+		goto out;
+	}
+	if (fd < 0)
+		goto out;
+	r = fw_uninstall(&plan, fd, &o.un, &res, &d);
 	fw_print_diag(&d);
 	if (r < 0) {
 		fw_err("uninstall: %s", strerror(-r));
 		goto out;
 	}
-	if (!quiet)
-		printf("uninstall: removed %zu blob%s, %zu link%s, %zu licence%s\n", res.blobs,
+	if (!o.quiet) {
+		printf("uninstall: removed %zu blob%s, %zu link%s, %zu licence%s", res.blobs,
 		       res.blobs == 1 ? "" : "s", res.links, res.links == 1 ? "" : "s", res.licences,
 		       res.licences == 1 ? "" : "s");
-	ret = res.failed ? EXIT_FINDING : EXIT_OK;
+		if (res.kept)
+			printf("; kept %zu", res.kept);
+		printf("\n");
+	}
+	ret = res.failed || res.kept ? EXIT_FINDING : EXIT_OK;
 out:
 	if (fd >= 0)
 		close(fd);
 	free(root);
-	fw_cli_select_free(&cs);
+	fw_plan_free(&plan);
+	fw_cli_free(&cli);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "fwdist.h"
-#include "install.h"
+#include "plan.h"
 #include "json.h"
 #include "util.h"
 #include "verify.h"
@@ -35,78 +35,64 @@ static void help(void)
 	       "  --json                machine-readable output\n");
 }
 
+static int option(void *ctx, int c, const char *arg)
+{
+	struct fw_plan_opts *po = ((void **)ctx)[0];
+	struct fw_verify_opts *vo = ((void **)ctx)[1];
+
+	(void)arg;
+	switch (c) {
+	case 'L':
+		po->no_licences = true;
+		return EXIT_OK;
+	case 'x':
+		vo->ignore_extra = true;
+		return EXIT_OK;
+	}
+	return EXIT_USAGE;
+}
+
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "destdir", required_argument, NULL, 'd' },
-		{ "firmware-dir", required_argument, NULL, 'f' },
-		{ "package", required_argument, NULL, 'p' },
-		{ "select", required_argument, NULL, 's' },
+	static const struct option own[] = {
 		{ "no-licenses", no_argument, NULL, 'L' },
 		{ "ignore-extra", no_argument, NULL, 'x' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fw_cli_dest dest = FW_CLI_DEST_INIT;
+	struct fw_cli cli = FW_CLI_INIT("verify", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT |
+					FW_CLI_DEST);
+	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct fw_verify_opts o = { 0 };
+	void *ctx[2] = { &po, &o };
 	struct fw_verify_result res = { 0 };
+	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
-	struct fw_tree t;
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	char *root = NULL;
-	struct fw_cli_select cs = { 0 };
-	int c, r, rootfd = -1, ret = EXIT_FINDING;
+	int r, rootfd = -1, ret;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		int k = fw_cli_dest_opt(c, optarg, &dest, &cs);
-
-		if (k < 0) {
-			fw_cli_select_free(&cs);
-			return EXIT_FINDING;
-		}
-		if (k > 0)
-			continue;
-		switch (c) {
-		case 's':
-			cs.file = optarg;
-			break;
-		case 'L':
-			o.no_licences = true;
-			break;
-		case 'x':
-			o.ignore_extra = true;
-			break;
-		case 'j':
-			fw_json = true;
-			break;
-		case 'h':
-			fw_cli_select_free(&cs);
-			help();
-			return EXIT_OK;
-		default:
-			fw_cli_select_free(&cs);
-			return fw_usage("verify", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		fw_cli_select_free(&cs);
-		return fw_usage("verify", "unexpected argument '%s'", argv[optind]);
-	}
-	ret = fw_cli_prepare(&t, &d, &cs, "verify", "fix it first");
+	ret = fw_cli_parse(&cli, argc, argv, own, "", option, ctx, help);
+	if (ret >= 0)
+		goto out;
+	ret = fw_cli_prepare(&cli, &t, &d, "fix it first");
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	o.sel = cs.sel;
-	/* verify writes nothing: open the root as it is, never create it. */
-	rootfd = fw_cli_dest_open(&dest, &root);
-	if (rootfd < 0) {
-		if (root)
-			fw_err("verify: %s: %s", root, strerror(-rootfd));
-		else
-			fw_err("out of memory");
+	po.sel = cli.sel;
+	/* The plan of an uncompressed install: verify accepts any variant. */
+	r = fw_plan_build(&plan, &t, &po, NULL);
+	if (r < 0) {
+		fw_err("verify: %s", strerror(-r));
 		goto out;
 	}
-	r = fw_verify(&t, rootfd, &o, &res);
+	/* verify writes nothing: open the root as it is, never create it. */
+	rootfd = fw_cli_open_dest(&cli, false, &root);
+	if (rootfd < 0) {
+		if (rootfd == -ENOENT)
+			fw_err("verify: %s: %s", root ? root : cli.fwdir, strerror(ENOENT));
+		goto out;
+	}
+	r = fw_verify(&plan, rootfd, &o, &res);
 	if (r < 0) {
 		fw_err("verify: %s", strerror(-r));
 		goto out;
@@ -142,7 +128,8 @@ out:
 		close(rootfd);
 	fw_verify_result_free(&res);
 	free(root);
-	fw_cli_select_free(&cs);
+	fw_plan_free(&plan);
+	fw_cli_free(&cli);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

@@ -87,9 +87,9 @@ int fw_open_parent(int dirfd, const char *name, int create, const char **leaf)
 		 * directory fails with ELOOP or ENOTDIR instead of leading out. */
 		next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0 && errno == ENOENT && create) {
-			if (mkdirat(cur, comp, 0755) < 0 && errno != EEXIST) {
-				int e = -errno;
+			int e = fw_mkdirat(cur, comp, 0755);
 
+			if (e < 0 && e != -EEXIST) {
 				if (cur != dirfd)
 					close(cur);
 				return e;
@@ -212,27 +212,152 @@ int fw_tmp_symlink(int dirfd, const char *leaf, const char *target, char *tmpnam
 	return -EEXIST;
 }
 
-int fw_mkdir_p_open(const char *path)
+/* mkdir with exactly mode, whatever the umask: a firmware directory that
+ * the kernel's loader (and users) cannot read is no use. 0 if it was
+ * created, -EEXIST if something is there, or -errno. */
+int fw_mkdirat(int dirfd, const char *name, mode_t mode)
 {
-	char buf[4096];
-	size_t n = strlen(path);
 	int fd;
 
-	if (n == 0 || n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+	if (mkdirat(dirfd, name, mode) < 0)
 		return -errno;
-	fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	close(fd);
+	return 0;
+}
+
+static int dest_step(int cur, const char *comp, bool create, bool follow)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+	int fd = openat(cur, comp, flags), r;
+	struct stat st;
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT && create) {
+		r = fw_mkdirat(cur, comp, 0755);
+		if (r < 0 && r != -EEXIST)
+			return r;
+		fd = openat(cur, comp, flags);
+		if (fd >= 0)
+			return fd;
+	}
+	r = -errno;
+	/* openat(O_NOFOLLOW | O_DIRECTORY) on a symlink gives ENOTDIR or ELOOP. */
+	if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		r = S_ISLNK(st.st_mode) && !follow ? -ELOOP : !S_ISDIR(st.st_mode) ? -ENOTDIR : r;
+	return r;
+}
+
+/* Walk path from cur (consumed), one component at a time, appending each to
+ * *where. */
+static int dest_walk(int cur, const char *path, bool create, bool follow, char **where)
+{
+	const char *p = path;
+
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char comp[256], *w;
+		int next;
+
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		if (n >= sizeof(comp)) {
+			close(cur);
+			return -ENAMETOOLONG;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		w = fw_asprintf("%s%s%s", *where ? *where : "",
+				*where && (*where)[strlen(*where) - 1] != '/' ? "/" : "", comp);
+		free(*where);
+		*where = w;
+		if (!w) {
+			close(cur);
+			return -ENOMEM;
+		}
+		next = dest_step(cur, comp, create, follow);
+		close(cur);
+		if (next < 0)
+			return next;
+		cur = next;
+		p += n;
+	}
+	return cur;
+}
+
+int fw_dest_open(const char *destdir, const char *fwdir, bool create, char **where)
+{
+	const char *p = fwdir;
+	int fd;
+
+	*where = NULL;
+	if (!destdir || !*destdir) {
+		/* The system's own /lib/firmware: its layout is followed. */
+		*where = strdup("/");
+		if (!*where)
+			return -ENOMEM;
+		fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (*fwdir != '/') {
+			free(*where);
+			*where = NULL;
+			close(fd);
+			fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				return -errno;
+		}
+		return dest_walk(fd, fwdir, create, true, where);
+	}
+	/* DESTDIR itself is what the caller named: follow it as given. */
+	*where = strdup(*destdir == '/' ? "/" : "");
+	if (!*where)
+		return -ENOMEM;
+	fd = open(*destdir == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	fd = dest_walk(fd, destdir, create, true, where);
+	if (fd < 0)
+		return fd;
+	while (*p == '/')
+		p++;
+	for (const char *q = p; *q;) {
+		const char *e = strchr(q, '/');
+		size_t n = e ? (size_t)(e - q) : strlen(q);
+
+		if ((n == 1 && q[0] == '.') || (n == 2 && q[0] == '.' && q[1] == '.')) {
+			close(fd);
+			return -EINVAL; /* --firmware-dir may not climb out of DESTDIR */
+		}
+		q += n;
+		while (*q == '/')
+			q++;
+	}
+	/* Below DESTDIR nothing is followed: a planted DESTDIR/lib -> /etc
+	 * must not turn a package build or an uninstall into a change of
+	 * the host. */
+	return dest_walk(fd, p, create, false, where);
+}
+
+const char *fw_path_error(int r)
+{
+	if (r == -ELOOP)
+		return "a symlink is in the way; refusing to follow it";
+	if (r == -ENOTDIR)
+		return "not a directory";
+	return strerror(-r);
 }
 
 int fw_open_resolve(int rootfd, const char *name, int flags)
@@ -297,10 +422,10 @@ int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen)
 		tmp_suffix(suffix);
 		if (snprintf(tmpname, tmplen, ".%.200s.fwdist-%s", leaf, suffix) >= (int)tmplen)
 			return -ENAMETOOLONG;
-		if (mkdirat(dirfd, tmpname, 0755) == 0)
-			return 0;
-		if (errno != EEXIST)
-			return -errno;
+		int r = fw_mkdirat(dirfd, tmpname, 0755);
+
+		if (r != -EEXIST)
+			return r;
 	}
 	return -EEXIST;
 }
@@ -345,4 +470,95 @@ const char *fw_name_reserved(const char *name)
 		p = slash ? slash + 1 : NULL;
 	}
 	return NULL;
+}
+
+int fw_rm_rf_at(int at, const char *name)
+{
+	struct stat st;
+	char **names;
+	size_t n;
+	int fd, r;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(at, name, 0) < 0 ? -errno : 0;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = fw_read_dir_sorted(fd, &names, &n);
+	if (r == 0) {
+		for (size_t i = 0; r == 0 && i < n; i++)
+			r = fw_rm_rf_at(fd, names[i]);
+		fw_free_strv(names, n);
+	}
+	close(fd);
+	if (r == 0 && unlinkat(at, name, AT_REMOVEDIR) < 0)
+		r = -errno;
+	return r;
+}
+
+int fw_remove_and_prune(int dirfd, const char *name)
+{
+	char *path = strdup(name);
+	int r = 0;
+
+	if (!path)
+		return -ENOMEM;
+	for (bool first = true;; first = false) {
+		const char *leaf;
+		int pfd = fw_open_parent(dirfd, path, 0, &leaf);
+		char *slash;
+
+		if (pfd < 0) {
+			if (first)
+				r = pfd == -ENOENT ? 0 : pfd;
+			break;
+		}
+		if (first) {
+			if (unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT)
+				r = -errno;
+		} else if (unlinkat(pfd, leaf, AT_REMOVEDIR) < 0) {
+			if (pfd != dirfd)
+				close(pfd);
+			break; /* not empty (or not ours to remove): stop */
+		}
+		fsync(pfd);
+		if (pfd != dirfd)
+			close(pfd);
+		slash = strrchr(path, '/');
+		if (!slash || r < 0)
+			break;
+		*slash = '\0';
+	}
+	free(path);
+	return r;
+}
+
+void fw_clean_tmp_in(int dfd)
+{
+	char **names;
+	size_t n;
+
+	if (fw_read_dir_sorted(dfd, &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (fw_is_tmp_name(names[i]))
+			fw_rm_rf_at(dfd, names[i]);
+	fw_free_strv(names, n);
+}
+
+enum fw_compress fw_comp_of_name(const char *name)
+{
+	static const enum fw_compress comp[] = { FW_COMP_XZ, FW_COMP_ZSTD };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < FW_ARRAY_SIZE(comp); i++) {
+		const char *suf = fw_compress_suffix(comp[i]);
+		size_t sl = strlen(suf);
+
+		if (n > sl && strcmp(name + n - sl, suf) == 0)
+			return comp[i];
+	}
+	return FW_COMP_NONE;
 }

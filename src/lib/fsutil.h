@@ -52,9 +52,33 @@ int fw_write_atomic(int dirfd, const char *path, const void *buf, size_t len, mo
  * dirfd (name written to tmpname). 0 or -errno. */
 int fw_tmp_symlink(int dirfd, const char *leaf, const char *target, char *tmpname, size_t tmplen);
 
-/* mkdir -p of path (absolute or relative to the cwd), following symlinks as
- * the system's own layout does; then open it. fd or -errno. */
-int fw_mkdir_p_open(const char *path);
+/* Open the destination DESTDIR + FWDIR: the one way install, verify and
+ * uninstall get at a firmware directory. DESTDIR is the caller's choice and
+ * is taken as given (created with create); below it nothing is followed:
+ * every component of FWDIR is opened with O_NOFOLLOW, created (mode 0755)
+ * when create is set, and a symlink there gives -ELOOP, anything but a
+ * directory -ENOTDIR. Without a DESTDIR, FWDIR is the system's own path and
+ * is opened as it is (on merged-/usr systems /lib is a symlink). *where
+ * receives the path at which it stopped, or the whole path on success (a
+ * new string; NULL when out of memory). Returns an fd or -errno. */
+int fw_dest_open(const char *destdir, const char *fwdir, bool create, char **where);
+/* mkdirat with exactly mode, whatever the umask. 0 or -errno (-EEXIST). */
+int fw_mkdirat(int dirfd, const char *name, mode_t mode);
+/* Remove a directory tree (or a file) without following any symlink in it. */
+int fw_rm_rf_at(int at, const char *name);
+/* Remove the file or symlink name below dirfd, then its parent directories
+ * while they are empty. Never follows a symlink. 0 or -errno. */
+int fw_remove_and_prune(int dirfd, const char *name);
+/* Remove the temporary files and symlinks of an install that was killed
+ * (fw_is_tmp_name) from the directory dfd, and its staged directories. */
+void fw_clean_tmp_in(int dfd);
+/* The storage a name's suffix says (.xz, .zst), else none. */
+#include "compress.h"
+enum fw_compress fw_comp_of_name(const char *name);
+
+/* Words for an error of fw_dest_open or fw_open_parent: "a symlink is in
+ * the way; refusing to follow it", "not a directory", or strerror. */
+const char *fw_path_error(int r);
 
 
 /* Open name beneath rootfd, following symlinks in its last component (as

@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
+#include "plan.h"
 #include "util.h"
 
 static const struct {
@@ -121,4 +123,39 @@ void fw_kconfig_explain(const struct fw_kconfig *k, enum fw_compress c, struct f
 	} else {
 		fw_diag_add(d, k->path, 0, "no %s=y: this kernel cannot load %s firmware", sym, suf);
 	}
+}
+
+int fw_plan_kernel_compress(const char *config, const char *release, bool autosel, bool force,
+			    enum fw_compress *comp, char **path, struct fw_diag *d)
+{
+	struct fw_kconfig k;
+	struct utsname u;
+	int r;
+
+	*path = NULL;
+	if (!config && !release && !autosel)
+		return 0; /* nothing says which kernel: staging builds */
+	if (config) {
+		*path = strdup(config);
+	} else {
+		if (!release) {
+			if (uname(&u) < 0)
+				return -errno;
+			release = u.release;
+		}
+		*path = fw_asprintf("/boot/config-%s", release);
+	}
+	if (!*path)
+		return -ENOMEM;
+	r = fw_kconfig_load(&k, *path);
+	if (r < 0)
+		return r;
+	if (autosel) {
+		*comp = fw_kconfig_best(&k);
+	} else if (!fw_kconfig_accepts(&k, *comp) && !force) {
+		fw_kconfig_explain(&k, *comp, d);
+		r = -EPERM;
+	}
+	fw_kconfig_free(&k);
+	return r;
 }

@@ -62,6 +62,10 @@ static int parse_record(struct fw_record *r, const char *path, const char *buf, 
 	struct fw_lines it;
 	const char *ls, *le;
 
+	if (len == 0) {
+		r->damaged = true;
+		fw_diag_add(d, path, 0, "empty: not an install record fwdist wrote");
+	}
 	fw_lines_init(&it, buf, len);
 	while (fw_lines_next(&it, &ls, &le)) {
 		struct fw_rec_entry e = { .line = it.line };
@@ -70,8 +74,15 @@ static int parse_record(struct fw_record *r, const char *path, const char *buf, 
 		char comp[8];
 
 		/* A line holds a name and a link target: twice a name's limit. */
-		if (!fw_line_start(d, path, it.line, ls, le, FW_RECORD_HEADER, 2 * FW_LINE_MAX))
+		if (!fw_line_start(d, path, it.line, ls, le, FW_RECORD_HEADER, 2 * FW_LINE_MAX)) {
+			/* The header line itself passes; anything else here is damage. */
+			if (!(it.line == 1 && (size_t)(le - ls) == strlen(FW_RECORD_HEADER) &&
+			      memcmp(ls, FW_RECORD_HEADER, (size_t)(le - ls)) == 0))
+				r->damaged = true;
 			continue;
+		}
+		if (it.line == 1)
+			r->damaged = true; /* no header: not a record fwdist wrote */
 		if (ls == le || *ls == '#')
 			continue;
 		while (p < le && nf < 6)
@@ -118,7 +129,9 @@ nomem:
 bad_free:
 		entry_free(&e);
 bad:
-		fw_diag_add(d, path, it.line, "malformed line");
+		r->damaged = true;
+		fw_diag_add(d, path, it.line, "malformed line (fwdist did not write it; it is never "
+			    "acted on)");
 	}
 	return 0;
 }
@@ -128,34 +141,78 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(((const struct fw_rec_entry *)a)->name, ((const struct fw_rec_entry *)b)->name);
 }
 
+/* A package name as Debian allows it (and so as the split may give it). */
+static bool package_name_ok(const char *s, size_t n)
+{
+	if (n < 2 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
+		      s[i] == '-' || s[i] == '.'))
+			return false;
+	return true;
+}
+
+static void foreign(struct fw_records *rs, struct fw_diag *d, const char *name, const char *why)
+{
+	rs->foreign++;
+	fw_diag_add(d, "", 0, "%s/%s: %s", FW_RECORD_DIR, fw_esc(name), why);
+}
+
 int fw_records_load(int fwfd, struct fw_records *rs, struct fw_diag *d)
 {
 	int dfd = openat(fwfd, FW_RECORD_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *dir;
-	struct dirent *de;
+	char **names;
+	size_t nn;
 	int r = 0;
 
 	memset(rs, 0, sizeof(*rs));
-	if (dfd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	dir = fdopendir(dfd);
-	if (!dir) {
-		close(dfd);
-		return -errno;
+	if (dfd < 0) {
+		struct stat st;
+
+		if (errno == ENOENT)
+			return 0;
+		r = -errno;
+		if (fstatat(fwfd, FW_RECORD_DIR, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			r = S_ISLNK(st.st_mode) ? -ELOOP : !S_ISDIR(st.st_mode) ? -ENOTDIR : r;
+		return r;
 	}
-	while ((de = readdir(dir))) {
-		size_t n = strlen(de->d_name);
+	r = fw_read_dir_sorted(dfd, &names, &nn);
+	if (r < 0) {
+		close(dfd);
+		return r;
+	}
+	for (size_t i = 0; i < nn && r == 0; i++) {
+		const char *name = names[i];
+		size_t n = strlen(name);
 		struct fw_record rec = { 0 };
+		struct stat st;
 		char *buf, *path;
 		size_t len;
 
-		if (n <= 5 || strcmp(de->d_name + n - 5, ".list") != 0 || de->d_name[0] == '.')
+		if (fw_is_tmp_name(name))
+			continue; /* an atomic write that was cut short */
+		if (n <= 5 || strcmp(name + n - 5, ".list") != 0 || !package_name_ok(name, n - 5)) {
+			foreign(rs, d, name, "not an install record fwdist writes (PACKAGE.list)");
 			continue;
-		r = fw_read_text(dirfd(dir), de->d_name, &buf, &len);
-		if (r < 0)
+		}
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+			foreign(rs, d, name, S_ISLNK(st.st_mode) ? "a symlink, not an install record" :
+					     "not a regular file, not an install record");
+			continue;
+		}
+		r = fw_read_text(dfd, name, &buf, &len);
+		if (r == -ENOMEM)
 			break;
-		rec.package = fw_strndup(de->d_name, n - 5);
-		path = fw_asprintf("%s/%s", FW_RECORD_DIR, de->d_name);
+		if (r < 0) {
+			fw_diag_add(d, "", 0, "%s/%s: cannot read: %s", FW_RECORD_DIR, fw_esc(name),
+				    strerror(-r));
+			rs->foreign++;
+			r = 0;
+			continue;
+		}
+		rec.package = fw_strndup(name, n - 5);
+		path = fw_asprintf("%s/%s", FW_RECORD_DIR, name);
 		if (!rec.package || !path) {
 			free(rec.package);
 			free(path);
@@ -169,16 +226,19 @@ int fw_records_load(int fwfd, struct fw_records *rs, struct fw_diag *d)
 		if (r == 0 && fw_grow(&rs->v, &rs->cap, rs->n, sizeof(*rs->v)) < 0)
 			r = -ENOMEM;
 		if (r < 0) {
-			for (size_t i = 0; i < rec.n; i++)
-				entry_free(&rec.v[i]);
+			for (size_t j = 0; j < rec.n; j++)
+				entry_free(&rec.v[j]);
 			free(rec.v);
 			free(rec.package);
 			break;
 		}
-		qsort(rec.v, rec.n, sizeof(*rec.v), cmp_entry);
+		if (rec.n > 1)
+			qsort(rec.v, rec.n, sizeof(*rec.v), cmp_entry);
+		rs->damaged += rec.damaged;
 		rs->v[rs->n++] = rec;
 	}
-	closedir(dir);
+	fw_free_strv(names, nn);
+	close(dfd);
 	return r;
 }
 
@@ -254,9 +314,10 @@ int fw_record_write(int fwfd, struct fw_record *r)
 		return -ENOMEM;
 	}
 	/* .fwdist/ is ours: a symlink planted there is refused by O_NOFOLLOW. */
-	if (mkdirat(fwfd, FW_RECORD_DIR, 0755) < 0 && errno != EEXIST) {
+	ret = fw_mkdirat(fwfd, FW_RECORD_DIR, 0755);
+	if (ret < 0 && ret != -EEXIST) {
 		free(buf);
-		return -errno;
+		return ret;
 	}
 	path = fw_asprintf("%s/%s.list", FW_RECORD_DIR, r->package);
 	if (!path) {
@@ -290,4 +351,60 @@ int fw_record_remove(int fwfd, const char *package)
 	close(dfd);
 	unlinkat(fwfd, FW_RECORD_DIR, AT_REMOVEDIR); /* only if empty */
 	return r;
+}
+
+enum fw_rec_state fw_rec_entry_state(int fwfd, const struct fw_rec_entry *e)
+{
+	enum fw_rec_state st = FW_REC_OTHER_TYPE;
+	const char *leaf;
+	struct stat sb;
+	int pfd = fw_open_parent(fwfd, e->name, 0, &leaf);
+
+	if (pfd == -ENOENT)
+		return FW_REC_GONE;
+	if (pfd < 0)
+		return FW_REC_BLOCKED;
+	if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		st = errno == ENOENT ? FW_REC_GONE : FW_REC_BLOCKED;
+	} else if (e->type == FW_REC_LINK && S_ISLNK(sb.st_mode)) {
+		char cur[4096];
+		ssize_t n = readlinkat(pfd, leaf, cur, sizeof(cur) - 1);
+
+		st = n >= 0 && (size_t)n == strlen(e->target) && memcmp(cur, e->target, (size_t)n) == 0 ?
+		     FW_REC_SAME : FW_REC_CHANGED;
+	} else if (e->type != FW_REC_LINK && S_ISREG(sb.st_mode)) {
+		uint8_t dig[FW_SHA256_LEN];
+		uint64_t size;
+		unsigned flags;
+		int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+		st = FW_REC_CHANGED;
+		if (fd >= 0) {
+			if (fw_digest_decompress(fd, e->type == FW_REC_FILE ? e->comp : FW_COMP_NONE, dig,
+						 &size, &flags) == 0 &&
+			    size == e->size && memcmp(dig, e->sha256, sizeof(dig)) == 0)
+				st = FW_REC_SAME;
+			close(fd);
+		}
+	}
+	if (pfd != fwfd)
+		close(pfd);
+	return st;
+}
+
+const char *fw_rec_state_words(enum fw_rec_state s)
+{
+	switch (s) {
+	case FW_REC_SAME:
+		return "as installed";
+	case FW_REC_GONE:
+		return "gone";
+	case FW_REC_CHANGED:
+		return "changed since fwdist installed it";
+	case FW_REC_OTHER_TYPE:
+		return "no longer of the type fwdist installed";
+	case FW_REC_BLOCKED:
+		return "a symlink or a non-directory is in its path";
+	}
+	return "?";
 }

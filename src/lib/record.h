@@ -40,15 +40,22 @@ struct fw_record {
 	char *package;
 	struct fw_rec_entry *v;
 	size_t n, cap;
+	bool damaged; /* a malformed line or a missing header: fwdist did not write it so */
 };
 
 struct fw_records {
 	struct fw_record *v;
 	size_t n, cap;
+	size_t foreign; /* entries of .fwdist/ that are no record fwdist writes */
+	size_t damaged; /* records with malformed lines */
 };
 
 /* Read every .fwdist/<package>.list below fwfd (none: an empty set).
- * Malformed lines are findings in d. 0 or -errno. */
+ * Malformed lines, and entries of .fwdist/ that are no record (another
+ * name, not a regular file, not a package's name), are findings in d,
+ * counted in rs->damaged and rs->foreign: what fwdist did not write is
+ * never an order to delete. 0, or -errno when .fwdist/ cannot be read
+ * (-ELOOP: a symlink; -ENOTDIR: not a directory). */
 int fw_records_load(int fwfd, struct fw_records *rs, struct fw_diag *d);
 void fw_records_free(struct fw_records *rs);
 /* The entry recording name in any package's record, or NULL. */
@@ -63,5 +70,18 @@ int fw_record_remove(int fwfd, const char *package);
 int fw_record_add(struct fw_record *r, const struct fw_rec_entry *e);
 
 const char *fw_rec_type_name(enum fw_rec_type t);
+
+/* What stands at an entry's name now, compared with what the record says
+ * fwdist put there. Never follows a symlink. */
+enum fw_rec_state {
+	FW_REC_SAME,       /* the type, and the content or link text, recorded */
+	FW_REC_GONE,       /* nothing there */
+	FW_REC_CHANGED,    /* the recorded type, other bytes or another link text */
+	FW_REC_OTHER_TYPE, /* a file where a link was, a directory, a FIFO, ... */
+	FW_REC_BLOCKED,    /* a directory of its path is a symlink or no directory */
+};
+enum fw_rec_state fw_rec_entry_state(int fwfd, const struct fw_rec_entry *e);
+/* Words for a state, for "NAME: <words>; kept". */
+const char *fw_rec_state_words(enum fw_rec_state s);
 
 #endif

@@ -754,10 +754,3 @@ int fw_tree_licence_closure(const struct fw_tree *t, const struct fw_selection *
 	*n = c.n;
 	return 0;
 }
-
-void fw_free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}

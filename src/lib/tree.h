@@ -189,7 +189,6 @@ bool fw_link_installable(const struct fw_tree *t, const struct fw_link *l,
  * the licence texts shipping them requires. 0 or -ENOMEM. */
 int fw_tree_licence_closure(const struct fw_tree *t, const struct fw_selection *sel, int pkg,
 			    char ***ids, size_t *n);
-void fw_free_strv(char **v, size_t n);
 
 /* The package a link goes with: its target's, or for a directory link the
  * first installable blob's below it; -1 if none. */

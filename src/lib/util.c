@@ -418,3 +418,10 @@ int fw_read_dir_sorted(int dfd, char ***namesp, size_t *np)
 	*np = n;
 	return 0;
 }
+
+void fw_free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

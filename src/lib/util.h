@@ -55,6 +55,8 @@ char *fw_link_resolve(const char *link, const char *target, bool *outside);
 char *fw_relpath(const char *from, const char *to);
 
 int fw_strcmp_ptr(const void *a, const void *b);
+/* Free n strings and the array. */
+void fw_free_strv(char **v, size_t n);
 
 
 /* Iterate over the lines of a text buffer. */

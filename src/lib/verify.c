@@ -90,8 +90,8 @@ static const char *kernel_flag_problem(unsigned flags)
 
 /* Check one expected name whose content must be the blob b. is_link: it is
  * a Link: entry, so it must be a symlink. allow_comp: RawFile: is plain. */
-static int verify_name(const struct fw_tree *t, int rootfd, const char *name,
-		       const struct fw_blob *b, bool is_link, struct fw_verify_result *res)
+static int verify_name(int rootfd, const char *name, const struct fw_plan_entry *pe,
+		       bool is_link, struct fw_verify_result *res)
 {
 	struct stat st[3];
 	bool have[3], isdir;
@@ -102,7 +102,6 @@ static int verify_name(const struct fw_tree *t, int rootfd, const char *name,
 	unsigned flags = 0;
 	int r;
 
-	(void)t;
 	r = find_variants(rootfd, name, st, have);
 	if (r < 0)
 		return add(res, "wrong type", name,
@@ -128,7 +127,7 @@ static int verify_name(const struct fw_tree *t, int rootfd, const char *name,
 		r = add(res, "wrong type", vname, strdup("expected a symlink"));
 		goto out;
 	}
-	if (b->e->kind == FW_E_RAWFILE && variants[which] != FW_COMP_NONE) {
+	if (pe->blob->e->kind == FW_E_RAWFILE && variants[which] != FW_COMP_NONE) {
 		r = add(res, "wrong type", vname, strdup("RawFile: installed compressed"));
 		goto out;
 	}
@@ -145,14 +144,14 @@ static int verify_name(const struct fw_tree *t, int rootfd, const char *name,
 		r = add(res, "modified", vname, strdup("corrupt compressed data"));
 	} else if (r < 0) {
 		r = add(res, "modified", vname, fw_asprintf("cannot read: %s", strerror(-r)));
-	} else if (size != b->sum->size || memcmp(dig, b->sum->sha256, sizeof(dig)) != 0) {
+	} else if (size != pe->size || memcmp(dig, pe->sha256, sizeof(dig)) != 0) {
 		char want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1];
 
-		fw_sha256_hex(b->sum->sha256, want);
+		fw_sha256_hex(pe->sha256, want);
 		fw_sha256_hex(dig, got);
 		r = add(res, "modified", vname,
 			fw_asprintf("SHA-256 %s (%llu bytes), manifest %s (%llu bytes)", got,
-				    (unsigned long long)size, want, (unsigned long long)b->sum->size));
+				    (unsigned long long)size, want, (unsigned long long)pe->size));
 	} else if (kernel_flag_problem(flags)) {
 		r = add(res, "kernel", vname, strdup(kernel_flag_problem(flags)));
 	}
@@ -161,21 +160,23 @@ out:
 	return r;
 }
 
-static int verify_dir_link(int rootfd, const struct fw_link *l, struct fw_verify_result *res)
+static int verify_dir_link(int rootfd, const struct fw_plan_entry *pe, struct fw_verify_result *res)
 {
 	struct stat st;
 	const char *leaf;
-	int pfd = fw_open_parent(rootfd, l->e->name, 0, &leaf), fd, r = 0;
+	int pfd = fw_open_parent(rootfd, pe->name, 0, &leaf), fd, r = 0;
 
 	if (pfd < 0)
-		return add(res, pfd == -ENOENT ? "missing" : "wrong type", l->e->name, NULL);
+		return add(res, pfd == -ENOENT ? "missing" : "wrong type", pe->name,
+			   pfd == -ENOENT ? NULL : fw_asprintf("%s in its path", pfd == -ELOOP ?
+							       "a symlink" : strerror(-pfd)));
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		r = add(res, "missing", l->e->name, NULL);
+		r = add(res, "missing", pe->name, NULL);
 	else if (!S_ISLNK(st.st_mode))
-		r = add(res, "wrong type", l->e->name, strdup("expected a symlink"));
-	else if ((fd = fw_open_resolve(rootfd, l->e->name, O_RDONLY | O_DIRECTORY)) < 0)
-		r = add(res, "wrong type", l->e->name,
-			fw_asprintf("does not lead to the directory %s", l->resolved));
+		r = add(res, "wrong type", pe->name, strdup("expected a symlink"));
+	else if ((fd = fw_open_resolve(rootfd, pe->name, O_RDONLY | O_DIRECTORY)) < 0)
+		r = add(res, "wrong type", pe->name,
+			fw_asprintf("does not lead to the directory %s", pe->dir_target));
 	else
 		close(fd);
 	if (pfd != rootfd)
@@ -213,34 +214,32 @@ static bool expected(const struct expect *x, const char *rel)
 }
 
 /* A licence text install put in LICENSES/<package>/: same bytes as the tree's. */
-static int verify_licence(const struct fw_tree *t, int rootfd, const char *name, const char *src,
-			  struct fw_verify_result *res)
+static int verify_licence(int rootfd, const struct fw_plan_entry *pe, struct fw_verify_result *res)
 {
-	uint8_t want[FW_SHA256_LEN], got[FW_SHA256_LEN];
-	uint64_t wsize, gsize;
+	uint8_t got[FW_SHA256_LEN];
+	uint64_t gsize;
 	unsigned flags;
 	bool isdir;
-	int fd = fw_open_beneath(t->rootfd, src, O_RDONLY | O_NONBLOCK, 0), r;
+	int r;
 
-	if (fd < 0)
-		return add(res, "missing", src, strdup("licence text missing from the tree"));
-	r = fw_sha256_fd(fd, want, &wsize);
-	close(fd);
-	if (r < 0)
-		return r;
-	r = hash_installed(rootfd, name, FW_COMP_NONE, got, &gsize, &flags, &isdir);
+	if (pe->text->err)
+		return add(res, "missing", pe->src, strdup(fw_text_problem(pe->text)));
+	r = hash_installed(rootfd, pe->final, FW_COMP_NONE, got, &gsize, &flags, &isdir);
 	if (r == -ENOENT)
-		return add(res, "missing", name, NULL);
+		return add(res, "missing", pe->final, NULL);
+	if (r == -ELOOP || r == -ENOTDIR || r == -EXDEV)
+		return add(res, "wrong type", pe->final, strdup("a symlink or a non-directory in its "
+								 "path, or a symlink"));
 	if (r < 0)
-		return add(res, "wrong type", name, strdup(isdir ? "a directory, expected a file" :
-							   "not a readable regular file"));
-	if (gsize != wsize || memcmp(want, got, sizeof(want)) != 0)
-		return add(res, "modified", name, fw_asprintf("differs from the tree's %s", src));
+		return add(res, "wrong type", pe->final, strdup(isdir ? "a directory, expected a file" :
+							       "not a readable regular file"));
+	if (gsize != pe->size || memcmp(pe->sha256, got, sizeof(got)) != 0)
+		return add(res, "modified", pe->final, fw_asprintf("differs from the tree's %s", pe->src));
 	return 0;
 }
 
-static int walk_extra(int dfd, const char *prefix, const struct expect *x,
-		      struct fw_verify_result *res, int depth)
+static int walk_extra(const struct fw_plan *p, int dfd, const char *prefix,
+		      const struct expect *x, struct fw_verify_result *res, int depth)
 {
 	char **names;
 	size_t n;
@@ -269,7 +268,18 @@ static int walk_extra(int dfd, const char *prefix, const struct expect *x,
 			if (sub < 0) {
 				r = add(res, "unexpected", rel, strdup("unreadable directory"));
 			} else {
-				r = walk_extra(sub, rel, x, res, depth + 1);
+				char **in;
+				size_t nin = 0;
+
+				/* An empty directory no planned name explains is
+				 * left over too (a failed install, a hand-made one). */
+				if (fw_read_dir_sorted(sub, &in, &nin) == 0) {
+					fw_free_strv(in, nin);
+					if (nin == 0 && !fw_plan_find(p, rel))
+						r = add(res, "unexpected", rel, strdup("empty directory"));
+				}
+				if (r == 0)
+					r = walk_extra(p, sub, rel, x, res, depth + 1);
 				close(sub);
 			}
 		} else if (!expected(x, rel)) {
@@ -283,74 +293,51 @@ static int walk_extra(int dfd, const char *prefix, const struct expect *x,
 	return r;
 }
 
-int fw_verify(const struct fw_tree *t, int rootfd, const struct fw_verify_opts *o,
+/* fwdist's own directory: a symlink or a file there is a plant. */
+static int verify_record_dir(int rootfd, struct fw_verify_result *res)
+{
+	struct stat st;
+
+	if (fstatat(rootfd, FW_RECORD_DIR, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
+		return 0;
+	return add(res, "wrong type", FW_RECORD_DIR,
+		   strdup(S_ISLNK(st.st_mode) ? "a symlink, expected install's record directory" :
+						"not a directory, expected install's record directory"));
+}
+
+int fw_verify(const struct fw_plan *p, int rootfd, const struct fw_verify_opts *o,
 	      struct fw_verify_result *res)
 {
 	struct expect x = { 0 };
-	char **owned = NULL;
-	size_t nowned = 0, cap = t->nblobs + t->nlinks + 1;
-	int r = 0;
+	int r;
 
 	memset(res, 0, sizeof(*res));
-	x.names = calloc(cap, sizeof(*x.names));
+	x.names = calloc(p->n + 1, sizeof(*x.names));
 	if (!x.names)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->nblobs && r == 0; i++) {
-		const struct fw_blob *b = &t->blobs[i];
+	r = verify_record_dir(rootfd, res);
+	/* Blobs, links, then licence texts: the order of the report. */
+	for (size_t k = 0; k < 3 * p->n && r == 0; k++) {
+		const struct fw_plan_entry *pe = &p->v[k % p->n];
+		int pass = pe->kind == FW_PLAN_FILE ? 0 : pe->kind == FW_PLAN_LINK ? 1 : 2;
 
-		if (!fw_blob_installable(t, b, &o->sel) || !b->sum)
+		if (pe->kind == FW_PLAN_DIR || (size_t)pass != k / p->n)
 			continue;
-		x.names[x.n++] = b->e->name;
+		x.names[x.n++] = (char *)pe->name;
 		res->checked++;
-		r = verify_name(t, rootfd, b->e->name, b, false, res);
-	}
-	for (size_t i = 0; i < t->nlinks && r == 0; i++) {
-		const struct fw_link *l = &t->links[i];
-
-		if (!fw_link_installable(t, l, &o->sel))
-			continue;
-		x.names[x.n++] = l->e->name;
-		res->checked++;
-		if (l->blob >= 0 && t->blobs[l->blob].sum)
-			r = verify_name(t, rootfd, l->e->name, &t->blobs[l->blob], true, res);
-		else if (l->blob < 0)
-			r = verify_dir_link(rootfd, l, res);
-	}
-	for (size_t p = 0; p < t->split.npkgs && r == 0 && !o->no_licences; p++) {
-		char **ids;
-		size_t n;
-
-		r = fw_tree_licence_closure(t, &o->sel, (int)p, &ids, &n);
-		for (size_t i = 0; i < n && r == 0; i++) {
-			char *name = fw_asprintf("LICENSES/%s/%s.txt", t->split.pkgs[p].name, ids[i]);
-			char *src = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, ids[i]);
-			char **no = realloc(owned, (nowned + 1) * sizeof(*owned));
-			char **nx = realloc(x.names, (x.n + 2) * sizeof(*x.names));
-
-			if (no)
-				owned = no;
-			if (nx)
-				x.names = nx;
-			if (!name || !src || !no || !nx) {
-				free(name);
-				free(src);
-				r = -ENOMEM;
-				break;
-			}
-			owned[nowned++] = name;
-			x.names[x.n++] = name;
-			res->checked++;
-			r = verify_licence(t, rootfd, name, src, res);
-			free(src);
-		}
-		fw_free_strv(ids, n);
+		if (pe->kind == FW_PLAN_LICENCE)
+			r = verify_licence(rootfd, pe, res);
+		else if (pe->blob)
+			r = verify_name(rootfd, pe->name, pe, pe->kind == FW_PLAN_LINK && pe->link, res);
+		else
+			r = verify_dir_link(rootfd, pe, res);
 	}
 	if (r == 0 && !o->ignore_extra) {
-		qsort(x.names, x.n, sizeof(*x.names), fw_strcmp_ptr);
-		r = walk_extra(rootfd, "", &x, res, 0);
+		if (x.n > 1)
+			qsort(x.names, x.n, sizeof(*x.names), fw_strcmp_ptr);
+		r = walk_extra(p, rootfd, "", &x, res, 0);
 	}
 	free(x.names);
-	fw_free_strv(owned, nowned);
 	return r;
 }
 

@@ -6,12 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "tree.h"
+#include "plan.h"
 
 struct fw_verify_opts {
-	struct fw_selection sel;  /* what to expect (all NULL: everything) */
 	bool ignore_extra;        /* do not report unexpected entries */
-	bool no_licences;         /* do not expect LICENSES/<package>/<id>.txt */
 };
 
 struct fw_verify_problem {
@@ -26,12 +24,13 @@ struct fw_verify_result {
 	size_t n, cap;
 };
 
-/* Check every expected name of the selection under rootfd: blobs (one of
- * NAME, NAME.xz, NAME.zst, decompressed and hashed; a symlink staying in the
- * root is followed), links (a symlink reaching the right content or
- * directory), and, unless ignore_extra, entries nothing explains.
- * Returns 0 (problems in res) or -errno. */
-int fw_verify(const struct fw_tree *t, int rootfd, const struct fw_verify_opts *o,
+/* Check the firmware directory rootfd against plan p (built uncompressed:
+ * any of NAME, NAME.xz, NAME.zst is accepted, decompressed and hashed; a
+ * symlink staying in the root is followed): blobs, links (a symlink
+ * reaching the right content or directory), licence texts, fwdist's record
+ * directory, and, unless ignore_extra, entries and empty directories the
+ * plan does not explain. Returns 0 (problems in res) or -errno. */
+int fw_verify(const struct fw_plan *p, int rootfd, const struct fw_verify_opts *o,
 	      struct fw_verify_result *res);
 void fw_verify_result_free(struct fw_verify_result *res);
 

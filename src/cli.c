@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The front end shared by the subcommands: the common options, printing of diagnostics. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "select.h"
+#include "util.h"
+
+const char *fw_tree_root = ".";
+bool fw_json;
+
+void fw_print_diag(const struct fw_diag *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fw_diag_msg *m = &d->v[i];
+
+		if (m->line)
+			fprintf(stderr, "fwdist: %s:%u: %s\n", m->file, m->line, m->text);
+		else if (*m->file)
+			fprintf(stderr, "fwdist: %s: %s\n", m->file, m->text);
+		else
+			fprintf(stderr, "fwdist: %s\n", m->text);
+	}
+	if (d->nomem)
+		fprintf(stderr, "fwdist: out of memory: some findings were lost\n");
+}
+
+void fw_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fwdist: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int fw_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fwdist: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'fwdist %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+int fw_load_tree(struct fw_tree *t, struct fw_diag *d)
+{
+	int r = fw_tree_load(t, fw_tree_root, d);
+
+	if (r < 0) {
+		if (t->rootfd < 0)
+			fw_err("%s: cannot open tree: %s", fw_tree_root, strerror(-r));
+		else
+			fw_err("%s/%s: cannot read: %s", fw_tree_root, FW_TREE_WHENCE, strerror(-r));
+		fw_tree_free(t);
+		return EXIT_FINDING;
+	}
+	return EXIT_OK;
+}
+
+static int build_selection(struct fw_cli *s, const struct fw_tree *t, const char *cmd)
+{
+	if (s->npkgs) {
+		s->pkg = calloc(t->split.npkgs + 1, sizeof(*s->pkg));
+		if (!s->pkg) {
+			fw_err("out of memory");
+			return EXIT_FINDING;
+		}
+		for (size_t i = 0; i < s->npkgs; i++) {
+			int p = fw_split_find(&t->split, s->pkgs[i]);
+
+			if (p < 0)
+				return fw_usage(cmd, "no package '%s' in %s", fw_esc(s->pkgs[i]),
+						FW_TREE_SPLIT);
+			s->pkg[p] = true;
+		}
+		s->sel.pkg = s->pkg;
+	}
+	if (s->select_file) {
+		struct fw_diag d = { 0 };
+		int r;
+
+		s->blob = calloc(t->nblobs + 1, sizeof(*s->blob));
+		s->link = calloc(t->nlinks + 1, sizeof(*s->link));
+		if (!s->blob || !s->link) {
+			fw_err("out of memory");
+			return EXIT_FINDING;
+		}
+		r = fw_select_load(t, s->select_file, s->blob, s->link, &d);
+		if (r < 0) {
+			fw_err("%s: cannot read: %s", s->select_file, strerror(-r));
+			fw_diag_free(&d);
+			return EXIT_FINDING;
+		}
+		if (d.n || d.nomem) {
+			fw_print_diag(&d);
+			fw_err("%s: %zu line%s select nothing; nothing done", s->select_file, d.n,
+			       d.n == 1 ? "" : "s");
+			fw_diag_free(&d);
+			return EXIT_FINDING;
+		}
+		fw_diag_free(&d);
+		s->sel.blob = s->blob;
+		s->sel.link = s->link;
+	}
+	return EXIT_OK;
+}
+
+int fw_cli_prepare(struct fw_cli *c, struct fw_tree *t, struct fw_diag *d, const char *refuse)
+{
+	if (fw_load_tree(t, d) != EXIT_OK)
+		return EXIT_FINDING;
+	if (refuse) {
+		fw_tree_check_model(t, d);
+		if (d->n || d->nomem) {
+			fw_print_diag(d);
+			fw_err("%s: the tree has %zu finding%s; %s", c->cmd, d->n, d->n == 1 ? "" : "s",
+			       refuse);
+			return EXIT_FINDING;
+		}
+	} else {
+		fw_print_diag(d);
+	}
+	return build_selection(c, t, c->cmd);
+}
+
+void fw_cli_free(struct fw_cli *c)
+{
+	free(c->pkgs);
+	free(c->pkg);
+	free(c->blob);
+	free(c->link);
+	c->pkgs = NULL;
+	c->pkg = c->blob = c->link = NULL;
+	memset(&c->sel, 0, sizeof(c->sel));
+}
+
+enum {
+	OPT_JSON = 0x100,
+	OPT_PACKAGE,
+	OPT_SELECT,
+	OPT_DESTDIR,
+	OPT_FWDIR,
+	OPT_HELP = 'h',
+};
+
+static const struct {
+	unsigned bit;
+	struct option opt;
+} shared_opts[] = {
+	{ FW_CLI_JSON, { "json", no_argument, NULL, OPT_JSON } },
+	{ FW_CLI_PACKAGE, { "package", required_argument, NULL, OPT_PACKAGE } },
+	{ FW_CLI_SELECT, { "select", required_argument, NULL, OPT_SELECT } },
+	{ FW_CLI_DEST, { "destdir", required_argument, NULL, OPT_DESTDIR } },
+	{ FW_CLI_DEST, { "firmware-dir", required_argument, NULL, OPT_FWDIR } },
+	{ ~0u, { "help", no_argument, NULL, OPT_HELP } },
+};
+
+int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *own,
+		 const char *shortopts, int (*handle)(void *ctx, int opt, const char *arg),
+		 void *ctx, void (*help)(void))
+{
+	size_t nown = 0, n = 0;
+	struct option *opts;
+	char *sopts;
+	int ch, ret = -1;
+
+	while (own && own[nown].name)
+		nown++;
+	opts = calloc(nown + FW_ARRAY_SIZE(shared_opts) + 1, sizeof(*opts));
+	sopts = fw_asprintf("+h%s", shortopts ? shortopts : "");
+	if (!opts || !sopts) {
+		free(opts);
+		free(sopts);
+		fw_err("out of memory");
+		return EXIT_FINDING;
+	}
+	for (size_t i = 0; i < nown; i++)
+		opts[n++] = own[i];
+	for (size_t i = 0; i < FW_ARRAY_SIZE(shared_opts); i++)
+		if (shared_opts[i].bit == ~0u || (shared_opts[i].bit & c->shared))
+			opts[n++] = shared_opts[i].opt;
+	while (ret < 0 && (ch = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
+		const char **np;
+
+		switch (ch) {
+		case OPT_JSON:
+			fw_json = true;
+			break;
+		case OPT_PACKAGE:
+			np = realloc(c->pkgs, (c->npkgs + 1) * sizeof(*np));
+			if (!np) {
+				fw_err("out of memory");
+				ret = EXIT_FINDING;
+				break;
+			}
+			c->pkgs = np;
+			c->pkgs[c->npkgs++] = optarg;
+			break;
+		case OPT_SELECT:
+			c->select_file = optarg;
+			break;
+		case OPT_DESTDIR:
+			c->destdir = optarg;
+			break;
+		case OPT_FWDIR:
+			c->fwdir = optarg;
+			break;
+		case OPT_HELP:
+			help();
+			ret = EXIT_OK;
+			break;
+		case '?':
+			ret = fw_usage(c->cmd, "unknown option '%s'", argv[optind - 1]);
+			break;
+		default:
+			ret = handle ? handle(ctx, ch, optarg) : EXIT_USAGE;
+			if (ret == EXIT_OK)
+				ret = -1;
+			break;
+		}
+	}
+	if (ret < 0 && optind < argc)
+		ret = fw_usage(c->cmd, "unexpected argument '%s'", argv[optind]);
+	free(opts);
+	free(sopts);
+	return ret;
+}
+
+int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where)
+{
+	int fd = fw_dest_open(c->destdir, c->fwdir, create, where);
+
+	if (fd >= 0 || (fd == -ENOENT && !create))
+		return fd;
+	if (!*where)
+		fw_err("%s: %s", c->cmd, fd == -ENOMEM ? "out of memory" : strerror(-fd));
+	else if (fd == -EINVAL)
+		fw_err("%s: %s: --firmware-dir may not hold '.' or '..'", c->cmd, *where);
+	else
+		fw_err("%s: %s: %s", c->cmd, *where, fw_path_error(fd));
+	return fd;
+}
