@@ -442,6 +442,14 @@ int fw_whence_parse(struct fw_whence *w, const char *path, const char *buf, size
 		int r;
 
 		p.line++;
+		/* A WHENCE saved with CRLF line ends (an editor, a checkout
+		 * with autocrlf) means what the LF file means: drop one '\r'
+		 * before anything looks at the line, so a separator still
+		 * separates and no name, target or keyword value keeps a
+		 * '\r'. Only one: any other '\r' stays in the line, where
+		 * the name check refuses it as a control character. */
+		if (e > s && e[-1] == '\r')
+			e--;
 		if ((size_t)(e - s) > FW_LINE_MAX) {
 			fw_diag_add(d, path, p.line, "line too long (%zu bytes, limit %d)",
 				    (size_t)(e - s), FW_LINE_MAX);
