@@ -157,6 +157,42 @@ TEST(quoted_escaped_and_bare_names)
 	fw_diag_free(&d);
 }
 
+/* A bare name may end in an escaped space: "foo/bar\ " is "foo/bar ".
+ * Trailing blanks after the name are trimmed, but never an escaped one. */
+TEST(escaped_space_at_the_end_of_a_bare_name)
+{
+	static const char text[] =
+		"Driver: d\n"
+		"File: foo/bar\\ \n"                   /* 2 */
+		"File: foo/tab\\ \t \n"                /* 3: blanks after the escape go */
+		"File: foo/two\\ \\ \n"                /* 4: two escaped spaces */
+		"File: foo/in\\ the\\ middle.bin\n"    /* 5 */
+		"File: \"foo/quoted \"\n"              /* 6 */
+		"Link: foo/l\\  -> bar\\ \n"           /* 7: name and target */
+		"File: foo/crlf\\ \r\n"                /* 8 */
+		"File: foo/not\\\\ \n";                /* 9: "\\" is no escape, refused */
+	struct fw_whence w;
+	struct fw_diag d;
+
+	CHECK_EQ_INT(parse(&w, &d, text), 0);
+	CHECK_NDIAG(&d, 1);
+	CHECK_DIAG(&d, 0, 9, "File: backslash not followed by a space");
+	CHECK_EQ_INT(w.nentries, 7);
+	CHECK_ENTRY(&w, 0, FW_E_FILE, "foo/bar ", 2);
+	CHECK_ENTRY(&w, 1, FW_E_FILE, "foo/tab ", 3);
+	CHECK_ENTRY(&w, 2, FW_E_FILE, "foo/two  ", 4);
+	CHECK_ENTRY(&w, 3, FW_E_FILE, "foo/in the middle.bin", 5);
+	CHECK_ENTRY(&w, 4, FW_E_FILE, "foo/quoted ", 6);
+	CHECK_ENTRY(&w, 5, FW_E_LINK, "foo/l ", 7);
+	CHECK_EQ_STR(w.entries[5].target, "bar ");
+	CHECK_ENTRY(&w, 6, FW_E_FILE, "foo/crlf ", 8);
+	/* Escaped and quoted spaces are no bare spaces. */
+	for (size_t i = 0; i < w.nentries; i++)
+		CHECK_EQ_INT(w.entries[i].flags, 0);
+	fw_whence_free(&w);
+	fw_diag_free(&d);
+}
+
 TEST(links)
 {
 	static const char text[] =
