@@ -36,6 +36,14 @@ static void check_names(const struct fw_tree *t, struct fw_diag *d)
 			fw_diag_add(d, w->path, e->line,
 				    "%s: %s: bare space in name (quote the name or write '\\ ')",
 				    KIND(e), fw_esc(e->name));
+		/* A finding, not a path-safety refusal (fw_name_problem
+		 * decides what may be installed, and Linux takes any byte in
+		 * a file name): a name that is not UTF-8 shows as garbage in
+		 * every listing, log and package built from the tree, and
+		 * no upstream name needs it. */
+		if (!fw_utf8_valid(e->name))
+			fw_diag_add(d, w->path, e->line, "%s: %s: name is not valid UTF-8", KIND(e),
+				    fw_esc(e->name));
 		if (first && first->e != e) {
 			if (first->e->kind == e->kind)
 				fw_diag_add(d, w->path, e->line, "%s: %s: listed twice (first at line %u)",

@@ -145,21 +145,12 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 			free(pname);
 			continue;
 		}
-		if (pi < 0) {
-			struct fw_package p = { .name = pname, .line = it.line };
-
-			p.section = fw_strndup(sec, seclen);
-			if (!p.section || fw_grow(&s->pkgs, &s->cap_pkgs, s->npkgs, sizeof(*s->pkgs)) < 0) {
-				free(p.section);
-				free(pname);
-				return -ENOMEM;
-			}
-			s->pkgs[s->npkgs] = p;
-			pi = (int)s->npkgs++;
-		} else {
-			free(pname);
-		}
-		rule.pkg = (unsigned)pi;
+		/* Every selector is parsed before anything is registered: a
+		 * line with a bad one is reported and adds nothing, neither a
+		 * rule nor its package. A package only such a line names
+		 * would otherwise exist with no rule (check would add "takes
+		 * no blob" to the real error, fw_split_find would find it) and
+		 * would fix the section later lines are held to. */
 		while ((f = fw_field(&q, le, &flen)), flen) {
 			size_t cap = rule.nsel;
 			struct fw_selector *nv = realloc(rule.sel, (cap + 1) * sizeof(*nv));
@@ -177,21 +168,38 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 			}
 			rule.nsel++;
 		}
-		if (err ||
-		    fw_grow(&s->rules, &s->cap_rules, s->nrules, sizeof(*s->rules)) < 0) {
+		if (err) {
 			for (size_t i = 0; i < rule.nsel; i++)
 				free(rule.sel[i].value);
 			free(rule.sel);
-			if (err)
-				continue;
-			return -ENOMEM;
+			free(pname);
+			continue;
 		}
+		if (pi < 0) {
+			struct fw_package p = { .name = pname, .line = it.line };
+
+			p.section = fw_strndup(sec, seclen);
+			if (!p.section || fw_grow(&s->pkgs, &s->cap_pkgs, s->npkgs, sizeof(*s->pkgs)) < 0) {
+				free(p.section);
+				goto nomem;
+			}
+			s->pkgs[s->npkgs] = p;
+			pi = (int)s->npkgs++;
+		} else {
+			free(pname);
+		}
+		/* pname now belongs to pkgs (or is freed): not freed again below. */
+		pname = NULL;
+		rule.pkg = (unsigned)pi;
+		if (fw_grow(&s->rules, &s->cap_rules, s->nrules, sizeof(*s->rules)) < 0)
+			goto nomem;
 		s->rules[s->nrules++] = rule;
 		continue;
 nomem:
 		for (size_t i = 0; i < rule.nsel; i++)
 			free(rule.sel[i].value);
 		free(rule.sel);
+		free(pname);
 		return -ENOMEM;
 	}
 	if (it.line == 0)

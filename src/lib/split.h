@@ -47,7 +47,8 @@ struct fw_split {
 };
 
 /* Lines: PACKAGE SECTION SELECTOR... ; all selectors of a line must match,
- * several lines for one package add up. */
+ * several lines for one package add up. A line with an error is reported
+ * and adds nothing: no rule, and no package if no good line names it. */
 int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t len,
 		   struct fw_diag *d);
 void fw_split_free(struct fw_split *s);

@@ -150,6 +150,52 @@ int fw_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+size_t fw_utf8_len(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	/* A NUL is no continuation byte: a sequence cut by the end of the
+	 * string fails here, before anything past the NUL is read. */
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+bool fw_utf8_valid(const char *s)
+{
+	while (*s) {
+		size_t n = fw_utf8_len(s);
+
+		if (n == 0)
+			return false;
+		s += n;
+	}
+	return true;
+}
+
 const char *fw_esc(const char *s)
 {
 	static _Thread_local char ring[4][4 * FW_LINE_MAX + 16];
@@ -160,7 +206,12 @@ const char *fw_esc(const char *s)
 	for (; *s && o < end; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c < 0x20 || c == 0x7f) {
+		/* Bytes from 0x80 up too, even in valid UTF-8: C1 controls
+		 * (0x9b is CSI to some terminals, and U+009B is 0xc2 0x9b)
+		 * and broken sequences must not reach a terminal raw, and
+		 * deciding which code points are safe to show is a table we
+		 * would get wrong. The name stays unambiguous either way. */
+		if (c < 0x20 || c >= 0x7f) {
 			o += sprintf(o, "\\x%02x", c);
 		} else if (c == '\\') {
 			*o++ = '\\';

@@ -34,8 +34,17 @@ int fw_read_text(int dirfd, const char *path, char **buf, size_t *len);
 /* write() all of buf, retrying EINTR and short writes. 0 or -errno. */
 int fw_write_all(int fd, const void *buf, size_t len);
 
-/* Escape a name for a diagnostic or report: control characters, DEL and
- * backslash become \xNN / \\, so a hostile name cannot drive the terminal.
+/* Length of the valid UTF-8 sequence at s (1 for ASCII, NUL included), or 0
+ * if none starts there: strict, no overlong forms, surrogates, code points
+ * past U+10FFFF or sequences cut short. */
+size_t fw_utf8_len(const char *s);
+/* The whole string is valid UTF-8, by fw_utf8_len's rules. */
+bool fw_utf8_valid(const char *s);
+
+/* Escape a name for a diagnostic or report: control characters, DEL, every
+ * byte from 0x80 up and backslash become \xNN / \\, so a hostile name
+ * cannot drive the terminal (C1 controls, broken UTF-8) and the text shown
+ * is plain ASCII.
  * Returns a pointer to a thread-local ring buffer, valid for a few calls. */
 const char *fw_esc(const char *s);
 

@@ -91,6 +91,20 @@ static const char *trim_end(const char *s, const char *e)
 	return e;
 }
 
+/* The end of a bare name in [s, e): trailing blanks are not part of it, but
+ * an escaped space is, so "bar\ " keeps its space. A backslash before the
+ * space always escapes it: "\\" is no escape in WHENCE (parse_name refuses
+ * it), so no backslash can itself be escaped. */
+static const char *trim_end_bare(const char *s, const char *e)
+{
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t')) {
+		if (e[-1] == ' ' && e - 1 > s && e[-2] == '\\')
+			break;
+		e--;
+	}
+	return e;
+}
+
 /* Parse one name in [s, e): "quoted", or bare with "\ " for spaces. On
  * success *out is a new string and *endp the first byte after the name
  * (for a bare name, e). Returns NULL on success or an error message. */
@@ -112,7 +126,7 @@ static const char *parse_name(const char *s, const char *e, char **out, const ch
 		*endp = q + 1;
 		return NULL;
 	}
-	e = trim_end(s, e);
+	e = trim_end_bare(s, e);
 	buf = o = malloc((size_t)(e - s) + 1);
 	if (!buf)
 		return "out of memory";
@@ -442,6 +456,14 @@ int fw_whence_parse(struct fw_whence *w, const char *path, const char *buf, size
 		int r;
 
 		p.line++;
+		/* A WHENCE saved with CRLF line ends (an editor, a checkout
+		 * with autocrlf) means what the LF file means: drop one '\r'
+		 * before anything looks at the line, so a separator still
+		 * separates and no name, target or keyword value keeps a
+		 * '\r'. Only one: any other '\r' stays in the line, where
+		 * the name check refuses it as a control character. */
+		if (e > s && e[-1] == '\r')
+			e--;
 		if ((size_t)(e - s) > FW_LINE_MAX) {
 			fw_diag_add(d, path, p.line, "line too long (%zu bytes, limit %d)",
 				    (size_t)(e - s), FW_LINE_MAX);

@@ -64,8 +64,9 @@ struct fw_whence {
 	unsigned errors; /* syntax errors reported to the diagnostics */
 };
 
-/* Parse buf (len bytes). Syntax errors go to d as "path:line: ..."; parsing
- * goes on after them so one run reports all. Returns 0 or -ENOMEM. */
+/* Parse buf (len bytes); lines end in "\n" or "\r\n". Syntax errors go to d
+ * as "path:line: ..."; parsing goes on after them so one run reports all.
+ * Returns 0 or -ENOMEM. */
 int fw_whence_parse(struct fw_whence *w, const char *path, const char *buf, size_t len,
 		    struct fw_diag *d);
 /* Read and parse dirfd/path; display is the name used in diagnostics. */

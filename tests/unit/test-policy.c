@@ -240,7 +240,7 @@ TEST(bad_id)
 		"A_B free r\n"            /* 3 */
 		"(MIT) free r\n"          /* 4 */
 		"A\x01" "B free r\n"      /* 5: control character escaped */
-		"caf\xc3\xa9 free r\n"    /* 6 */
+		"caf\xc3\xa9 free r\n"    /* 6: bytes >= 0x80 escaped */
 		" MIT free r\n"           /* 7: leading blank: the id is MIT */
 		"\tX11 free r\n";         /* 8 */
 	struct fw_policy p;
@@ -252,7 +252,7 @@ TEST(bad_id)
 	CHECK_DIAG(&d, 1, 3, "'A_B': not an SPDX licence id");
 	CHECK_DIAG(&d, 2, 4, "'(MIT)': not an SPDX licence id");
 	CHECK_DIAG(&d, 3, 5, "'A\\x01B': not an SPDX licence id");
-	CHECK_DIAG(&d, 4, 6, "'caf\xc3\xa9': not an SPDX licence id");
+	CHECK_DIAG(&d, 4, 6, "'caf\\xc3\\xa9': not an SPDX licence id");
 	CHECK_EQ_INT(p.n, 2);
 	CHECK_EQ_STR(p.v[0].id, "MIT");
 	CHECK_EQ_STR(p.v[1].id, "X11");

@@ -221,6 +221,73 @@ TEST(invalid_selectors)
 	CHECK_EQ_INT(s.nrules, 1);
 	CHECK_EQ_INT(s.rules[0].line, 12);
 	CHECK_EQ_STR(s.rules[0].sel[0].value, "good");
+	/* pkg is first named by a good line at 12. */
+	CHECK_EQ_INT(s.npkgs, 1);
+	CHECK_EQ_INT(s.pkgs[0].line, 12);
+	fw_split_free(&s);
+	fw_diag_free(&d);
+}
+
+/* A line with a bad selector is reported and registers nothing: not its
+ * package (when no good line names it) and not a rule. A half-registered
+ * package would take no blob, be found by --package and fix the section
+ * later lines are compared with. */
+TEST(bad_selector_registers_nothing)
+{
+	static const char text[] =
+		HDR
+		"only main foo:bar\n"                         /* 2: the only line of only */
+		"both main path:x\n"                          /* 3 */
+		"both main category:nope\n"                   /* 4: both stays, no rule */
+		"late main path:\n"                           /* 5: empty value */
+		"late main path:y\n"                          /* 6: late starts here */
+		"sec main path:ok bogus\n"                    /* 7: one bad selector of two */
+		"sec non-free path:z\n";                      /* 8: no section conflict */
+	struct fw_split s;
+	struct fw_diag d;
+
+	CHECK_EQ_INT(parse(&s, &d, text), 0);
+	CHECK_NDIAG(&d, 4);
+	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:)");
+	CHECK_DIAG(&d, 1, 4, "'category:nope': category: takes free or non-free");
+	CHECK_DIAG(&d, 2, 5, "'path:': unknown selector (category:, path:, driver:, licence:)");
+	CHECK_DIAG(&d, 3, 7, "'bogus': unknown selector (category:, path:, driver:, licence:)");
+	CHECK_EQ_INT(fw_split_find(&s, "only"), -1);
+	CHECK_EQ_INT(s.npkgs, 3);
+	CHECK_EQ_STR(s.pkgs[0].name, "both");
+	CHECK_EQ_INT(s.pkgs[0].line, 3);
+	CHECK_EQ_STR(s.pkgs[1].name, "late");
+	CHECK_EQ_INT(s.pkgs[1].line, 6);
+	CHECK_EQ_STR(s.pkgs[2].name, "sec");
+	CHECK_EQ_INT(s.pkgs[2].line, 8);
+	CHECK_EQ_STR(s.pkgs[2].section, "non-free");
+	CHECK_EQ_INT(s.nrules, 3);
+	CHECK_EQ_INT(s.rules[0].line, 3);
+	CHECK_EQ_INT(s.rules[0].pkg, 0);
+	CHECK_EQ_INT(s.rules[1].line, 6);
+	CHECK_EQ_INT(s.rules[1].pkg, 1);
+	CHECK_EQ_INT(s.rules[2].line, 8);
+	CHECK_EQ_INT(s.rules[2].pkg, 2);
+	fw_split_free(&s);
+	fw_diag_free(&d);
+}
+
+/* The section check still comes first: a line whose section differs from
+ * the package's is reported as such, whatever its selectors. */
+TEST(section_conflict_reported_before_selectors)
+{
+	static const char text[] =
+		HDR
+		"pkg main path:x\n"                           /* 2 */
+		"pkg non-free bogus\n";                       /* 3 */
+	struct fw_split s;
+	struct fw_diag d;
+
+	CHECK_EQ_INT(parse(&s, &d, text), 0);
+	CHECK_NDIAG(&d, 1);
+	CHECK_DIAG(&d, 0, 3, "pkg: section differs from line 2");
+	CHECK_EQ_INT(s.npkgs, 1);
+	CHECK_EQ_INT(s.nrules, 1);
 	fw_split_free(&s);
 	fw_diag_free(&d);
 }

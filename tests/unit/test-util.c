@@ -207,8 +207,19 @@ TEST(esc)
 	CHECK_EQ_STR(fw_esc("plain name.bin"), "plain name.bin");
 	CHECK_EQ_STR(fw_esc("a\\b"), "a\\\\b");
 	CHECK_EQ_STR(fw_esc("\x01\x1f\x7f\n\t\r\x1b[31m"), "\\x01\\x1f\\x7f\\x0a\\x09\\x0d\\x1b[31m");
-	CHECK_EQ_STR(fw_esc("caf\xc3\xa9"), "caf\xc3\xa9");
 	CHECK_EQ_STR(fw_esc("\"quoted\" 'x'"), "\"quoted\" 'x'");
+}
+
+/* Every byte from 0x80 up is escaped, valid UTF-8 or not: a C1 control
+ * (0x9b is CSI on some terminals, U+009B is "\xc2\x9b") or a broken
+ * sequence must never reach a terminal raw. */
+TEST(esc_high_bytes)
+{
+	CHECK_EQ_STR(fw_esc("caf\xc3\xa9"), "caf\\xc3\\xa9");
+	CHECK_EQ_STR(fw_esc("\x80\x9b[31m\xff"), "\\x80\\x9b[31m\\xff");
+	CHECK_EQ_STR(fw_esc("a/\xc2\x9b" "2J.bin"), "a/\\xc2\\x9b2J.bin");
+	CHECK_EQ_STR(fw_esc("\xf0\x9f\x98\x80"), "\\xf0\\x9f\\x98\\x80");
+	CHECK_EQ_STR(fw_esc("~\x7f\x80"), "~\\x7f\\x80");
 }
 
 TEST(esc_ring_holds_four)
@@ -241,6 +252,65 @@ TEST(esc_bounded)
 	CHECK_EQ_INT(n % 4, 0); /* whole escapes only */
 	for (size_t i = 0; i < n; i += 4)
 		CHECK(memcmp(out + i, "\\x01", 4) == 0);
+}
+
+TEST(esc_bounded_high_bytes)
+{
+	/* The same bound with bytes >= 0x80, each also 4 bytes escaped. */
+	char *in = malloc(5001);
+	const char *out;
+	size_t n;
+
+	CHECK(in);
+	memset(in, '\xff', 5000);
+	in[5000] = '\0';
+	out = fw_esc(in);
+	free(in);
+	n = strlen(out);
+	CHECK(n >= 4 * FW_LINE_MAX);
+	CHECK(n < 4 * FW_LINE_MAX + 16);
+	CHECK_EQ_INT(n % 4, 0);
+	for (size_t i = 0; i < n; i += 4)
+		CHECK(memcmp(out + i, "\\xff", 4) == 0);
+}
+
+/* ---- fw_utf8_valid ---- */
+
+TEST(utf8_valid)
+{
+	static const char *const good[] = {
+		"", "plain/name.bin", "caf\xc3\xa9",
+		"\xc2\x80", "\xdf\xbf",                 /* 2-byte: first and last */
+		"\xe0\xa0\x80", "\xed\x9f\xbf",         /* 3-byte first; U+D7FF */
+		"\xee\x80\x80", "\xef\xbf\xbf",         /* U+E000; U+FFFF */
+		"\xe2\x82\xac",                         /* euro sign */
+		"\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", /* U+10000; U+10FFFF */
+		"\xf0\x9f\x98\x80 and \xc3\xa9 mixed",
+	};
+	static const char *const bad[] = {
+		"\x80", "\xbf", "a\x80" "b",                 /* lone continuation bytes */
+		"\xc0\x80", "\xc1\xbf",                  /* overlong 2-byte (NUL, U+7F) */
+		"\xe0\x80\x80", "\xe0\x9f\xbf",         /* overlong 3-byte */
+		"\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", /* overlong 4-byte */
+		"\xed\xa0\x80", "\xed\xbf\xbf",         /* surrogates U+D800, U+DFFF */
+		"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", /* past U+10FFFF */
+		"\xf8\x88\x80\x80\x80", "\xfc\x84\x80\x80\x80\x80", /* 5, 6 bytes */
+		"\xfe", "\xff",
+		"\xc3", "\xe2\x82", "\xf0\x9f\x98",     /* cut at the end */
+		"\xc3(", "\xe2(\xac", "\xf0\x9f\x98(",    /* cut by an ASCII byte */
+		"ok \xc3\xa9 then \xff",                 /* valid text then one bad byte */
+	};
+
+	for (size_t i = 0; i < FW_ARRAY_SIZE(good); i++) {
+		if (!fw_utf8_valid(good[i]))
+			fprintf(stderr, "good[%zu] '%s' refused\n", i, fw_esc(good[i]));
+		CHECK(fw_utf8_valid(good[i]));
+	}
+	for (size_t i = 0; i < FW_ARRAY_SIZE(bad); i++) {
+		if (fw_utf8_valid(bad[i]))
+			fprintf(stderr, "bad[%zu] '%s' accepted\n", i, fw_esc(bad[i]));
+		CHECK(!fw_utf8_valid(bad[i]));
+	}
 }
 
 /* ---- fw_read_text ---- */

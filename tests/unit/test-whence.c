@@ -157,6 +157,42 @@ TEST(quoted_escaped_and_bare_names)
 	fw_diag_free(&d);
 }
 
+/* A bare name may end in an escaped space: "foo/bar\ " is "foo/bar ".
+ * Trailing blanks after the name are trimmed, but never an escaped one. */
+TEST(escaped_space_at_the_end_of_a_bare_name)
+{
+	static const char text[] =
+		"Driver: d\n"
+		"File: foo/bar\\ \n"                   /* 2 */
+		"File: foo/tab\\ \t \n"                /* 3: blanks after the escape go */
+		"File: foo/two\\ \\ \n"                /* 4: two escaped spaces */
+		"File: foo/in\\ the\\ middle.bin\n"    /* 5 */
+		"File: \"foo/quoted \"\n"              /* 6 */
+		"Link: foo/l\\  -> bar\\ \n"           /* 7: name and target */
+		"File: foo/crlf\\ \r\n"                /* 8 */
+		"File: foo/not\\\\ \n";                /* 9: "\\" is no escape, refused */
+	struct fw_whence w;
+	struct fw_diag d;
+
+	CHECK_EQ_INT(parse(&w, &d, text), 0);
+	CHECK_NDIAG(&d, 1);
+	CHECK_DIAG(&d, 0, 9, "File: backslash not followed by a space");
+	CHECK_EQ_INT(w.nentries, 7);
+	CHECK_ENTRY(&w, 0, FW_E_FILE, "foo/bar ", 2);
+	CHECK_ENTRY(&w, 1, FW_E_FILE, "foo/tab ", 3);
+	CHECK_ENTRY(&w, 2, FW_E_FILE, "foo/two  ", 4);
+	CHECK_ENTRY(&w, 3, FW_E_FILE, "foo/in the middle.bin", 5);
+	CHECK_ENTRY(&w, 4, FW_E_FILE, "foo/quoted ", 6);
+	CHECK_ENTRY(&w, 5, FW_E_LINK, "foo/l ", 7);
+	CHECK_EQ_STR(w.entries[5].target, "bar ");
+	CHECK_ENTRY(&w, 6, FW_E_FILE, "foo/crlf ", 8);
+	/* Escaped and quoted spaces are no bare spaces. */
+	for (size_t i = 0; i < w.nentries; i++)
+		CHECK_EQ_INT(w.entries[i].flags, 0);
+	fw_whence_free(&w);
+	fw_diag_free(&d);
+}
+
 TEST(links)
 {
 	static const char text[] =
@@ -657,6 +693,28 @@ TEST(one_byte_over_the_limit)
 	fw_diag_free(&d);
 }
 
+/* The limit is on the line, not its line end: a line of FW_LINE_MAX bytes
+ * is accepted with "\r\n" as with "\n". */
+TEST(crlf_line_at_the_limit)
+{
+	size_t n = FW_LINE_MAX - strlen("File: ");
+	char *buf = malloc(FW_LINE_MAX + 2);
+	struct fw_whence w;
+	struct fw_diag d = { 0 };
+
+	CHECK(buf);
+	memcpy(buf, "File: ", 6);
+	memset(buf + 6, 'a', n);
+	memcpy(buf + FW_LINE_MAX, "\r\n", 2);
+	CHECK_EQ_INT(fw_whence_parse(&w, "WHENCE", buf, FW_LINE_MAX + 2, &d), 0);
+	free(buf);
+	CHECK_NDIAG(&d, 0);
+	CHECK_EQ_INT(w.nentries, 1);
+	CHECK_EQ_INT(strlen(w.entries[0].name), n);
+	fw_whence_free(&w);
+	fw_diag_free(&d);
+}
+
 TEST(no_trailing_newline)
 {
 	struct fw_whence w;
@@ -692,34 +750,156 @@ TEST(empty_input)
 	fw_diag_free(&d);
 }
 
-/* CRLF line endings are not converted: WHENCE is a Unix text file, and a
- * silent strip would hide an editor's damage. The '\r' stays part of the
- * line, so a bare name keeps it and the name check refuses it as a control
- * character; a quoted name sees it as trailing garbage; keywords are still
- * recognised, so nothing is silently dropped. */
-TEST(crlf_line_endings_are_caught)
+/* Every field of two parses, compared: the CRLF tests need "exactly the
+ * same model", not just the same counts. */
+static bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool whence_same(const struct fw_whence *a, const struct fw_whence *b)
+{
+	if (a->nentries != b->nentries || a->nblocks != b->nblocks ||
+	    a->nlicences != b->nlicences || a->errors != b->errors ||
+	    memcmp(&a->counts, &b->counts, sizeof(a->counts)) != 0)
+		return false;
+	for (size_t i = 0; i < a->nentries; i++) {
+		const struct fw_whence_entry *x = &a->entries[i], *y = &b->entries[i];
+
+		if (x->kind != y->kind || !str_same(x->name, y->name) ||
+		    !str_same(x->target, y->target) || x->line != y->line ||
+		    x->block != y->block || x->licence != y->licence || x->group != y->group ||
+		    x->flags != y->flags || !str_same(x->version, y->version) ||
+		    x->version_line != y->version_line || !str_same(x->info, y->info) ||
+		    x->info_line != y->info_line)
+			return false;
+	}
+	for (size_t i = 0; i < a->nblocks; i++) {
+		const struct fw_whence_block *x = &a->blocks[i], *y = &b->blocks[i];
+
+		if (!str_same(x->driver, y->driver) || x->line != y->line ||
+		    x->first != y->first || x->count != y->count)
+			return false;
+	}
+	for (size_t i = 0; i < a->nlicences; i++) {
+		const struct fw_whence_licence *x = &a->licences[i], *y = &b->licences[i];
+
+		if (x->block != y->block || !str_same(x->text, y->text) ||
+		    x->text_line != y->text_line || !str_same(x->spdx, y->spdx) ||
+		    x->spdx_line != y->spdx_line)
+			return false;
+	}
+	return true;
+}
+
+/* text with every "\n" turned into "\r\n"; a new string. */
+static char *to_crlf(const char *text)
+{
+	char *out = malloc(2 * strlen(text) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n')
+			*o++ = '\r';
+		*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A WHENCE saved with CRLF line ends (an editor, a Windows checkout) means
+ * the same as the LF file: one trailing '\r' of each line is dropped before
+ * the line is parsed, so a separator still separates and no name, target,
+ * driver or licence keeps a '\r'. */
+TEST(crlf_same_model_as_lf)
+{
+	static const char text[] =
+		"Prose before the first block.\n"
+		"\n"
+		"--------------------------------------------------------------------------\n"
+		"\n"
+		"Driver: alpha - first\n"
+		"\n"
+		"File: alpha/a.bin\n"
+		"Version: 1.0\n"
+		"Info: built from a.S\n"
+		"Source: alpha/a.S\n"
+		"File: \"alpha/quoted name.bin\"\n"
+		"RawFile: alpha/esc\\ aped.bin\n"
+		"Link: alpha/l.bin -> a.bin\n"
+		"Link: \"alpha/q l.bin\" -> \"quoted name.bin\"\n"
+		"\n"
+		"Licence: GPL-2.0-or-later\n"
+		"SPDX-License-Identifier: GPL-2.0-or-later\n"
+		"\n"
+		"----------\n"
+		"\n"
+		"Driver: beta - second\n"
+		"File: beta/b.bin\n"
+		"Licence: Redistributable.\n"
+		"SPDX-License-Identifier: LicenseRef-x\n"
+		"--------------------------------------------------------------------------\n"
+		"File: gamma/after-separator.bin\n"
+		"Licence: L\n";
+	char *crlf = to_crlf(text);
+	struct fw_whence lf, cr;
+	struct fw_diag dl, dc;
+
+	CHECK(crlf);
+	CHECK_EQ_INT(parse(&lf, &dl, text), 0);
+	CHECK_EQ_INT(parse(&cr, &dc, crlf), 0);
+	free(crlf);
+	CHECK_NDIAG(&dl, 0);
+	CHECK_NDIAG(&dc, 0);
+	/* The LF parse is what the test expects... */
+	CHECK_EQ_INT(lf.nblocks, 3);
+	CHECK_EQ_INT(lf.nentries, 8);
+	CHECK_EQ_INT(lf.nlicences, 3);
+	CHECK(lf.blocks[2].driver == NULL);
+	CHECK_ENTRY(&lf, 2, FW_E_FILE, "alpha/quoted name.bin", 11);
+	CHECK_ENTRY(&lf, 3, FW_E_RAWFILE, "alpha/esc aped.bin", 12);
+	CHECK_EQ_STR(lf.entries[5].target, "quoted name.bin");
+	/* ...and the CRLF one is the same, field by field. */
+	CHECK(whence_same(&lf, &cr));
+	for (size_t i = 0; i < cr.nentries; i++) {
+		CHECK(!strchr(cr.entries[i].name, '\r'));
+		CHECK(!cr.entries[i].target || !strchr(cr.entries[i].target, '\r'));
+	}
+	CHECK_EQ_STR(cr.blocks[0].driver, "alpha - first");
+	CHECK_EQ_STR(cr.licences[0].spdx, "GPL-2.0-or-later");
+	CHECK_EQ_STR(cr.licences[2].text, "L");
+	fw_whence_free(&lf);
+	fw_whence_free(&cr);
+	fw_diag_free(&dl);
+	fw_diag_free(&dc);
+}
+
+/* Only one '\r' is a line end: any other stays in the line, where a bare
+ * name keeps it (and the name check refuses it as a control character) and
+ * a quoted name sees it as trailing garbage. A lone '\r' is no line break. */
+TEST(crlf_only_one_cr_stripped)
 {
 	static const char text[] =
 		"Driver: d\r\n"
-		"File: a.bin\r\n"
-		"File: \"q.bin\"\r\n"
-		"Link: l -> a.bin\r\n"
-		"Licence: L\r\n";
+		"File: a.bin\r\r\n"
+		"File: \"q.bin\"\r\r\n"
+		"File: b.bin\rFile: c.bin\r\n"
+		"Licence: L\r"; /* no final newline: the last line ends in '\r' alone */
 	struct fw_whence w;
 	struct fw_diag d;
 
 	CHECK_EQ_INT(parse(&w, &d, text), 0);
-	CHECK_EQ_INT(w.counts.file, 2);
-	CHECK_EQ_INT(w.counts.link, 1);
 	CHECK_EQ_INT(w.errors, 1);
+	CHECK_NDIAG(&d, 1);
 	CHECK_DIAG(&d, 0, 3, "File: trailing garbage after the name");
 	CHECK_EQ_INT(w.nentries, 2);
 	CHECK_ENTRY(&w, 0, FW_E_FILE, "a.bin\r", 2);
 	CHECK_EQ_STR(fw_name_problem(w.entries[0].name), "control character in name");
-	CHECK_ENTRY(&w, 1, FW_E_LINK, "l", 4);
-	CHECK_EQ_STR(w.entries[1].target, "a.bin\r");
-	CHECK_EQ_STR(fw_name_problem(w.entries[1].target), "control character in name");
-	CHECK_EQ_STR(w.blocks[0].driver, "d\r");
+	CHECK_ENTRY(&w, 1, FW_E_FILE, "b.bin\rFile: c.bin", 4);
+	CHECK_EQ_STR(w.blocks[0].driver, "d");
+	CHECK_EQ_INT(w.nlicences, 1);
+	CHECK_EQ_STR(w.licences[0].text, "L");
 	fw_whence_free(&w);
 	fw_diag_free(&d);
 }
