@@ -103,6 +103,7 @@ cases: tools firmware
 check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/run
 	@FWDIST=$(abspath $(FWDIST)) tests/install/upgrade
+	@FWDIST=$(abspath $(FWDIST)) tests/install/planted
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
