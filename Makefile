@@ -104,6 +104,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/run
 	@FWDIST=$(abspath $(FWDIST)) tests/install/upgrade
 	@FWDIST=$(abspath $(FWDIST)) tests/install/planted
+	@FWDIST=$(abspath $(FWDIST)) tests/install/dataloss
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run

@@ -236,7 +236,8 @@ static int plan_dirs(struct fw_plan *p, size_t *cap)
 	for (size_t i = 0; i < nd; i++) {
 		struct fw_plan_entry *e;
 
-		if (r < 0 || (i > 0 && strcmp(dirs[i], dirs[i - 1]) == 0)) {
+		/* Sorted: a repeat follows the one kept (still alive). */
+		if (r < 0 || (p->n > nent && strcmp(dirs[i], p->v[p->n - 1].final) == 0)) {
 			free(dirs[i]);
 			continue;
 		}
