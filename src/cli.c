@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "fsutil.h"
-#include "select.h"
 #include "util.h"
 
 const char *fw_tree_root = ".";

@@ -56,6 +56,16 @@ static const char *tab_field(const char **p, const char *e, size_t *len)
 	return s;
 }
 
+static bool licence_name_ok(const char *name, const char *package)
+{
+	size_t pl = strlen(FW_DEST_LICENSES), kl = strlen(package), n = strlen(name);
+	const char *id = name + pl + 1 + kl + 1;
+
+	return n > pl + 1 + kl + 1 + 4 && strncmp(name, FW_DEST_LICENSES, pl) == 0 &&
+	       name[pl] == '/' && strncmp(name + pl + 1, package, kl) == 0 && name[pl + 1 + kl] == '/' &&
+	       !strchr(id, '/') && strcmp(name + n - 4, ".txt") == 0;
+}
+
 static int parse_record(struct fw_record *r, const char *path, const char *buf, size_t len,
 			struct fw_diag *d)
 {
@@ -100,7 +110,11 @@ static int parse_record(struct fw_record *r, const char *path, const char *buf, 
 		e.name = fw_strndup(f[1], fl[1]);
 		if (!e.name)
 			return -ENOMEM;
-		if (fw_name_problem(e.name))
+		/* What fwdist records: request names outside its own namespace,
+		 * and licence texts only at LICENSES/<this package>/<id>.txt. */
+		if (fw_name_problem(e.name) ||
+		    (e.type == FW_REC_LICENCE ? !licence_name_ok(e.name, r->package) :
+						fw_name_reserved(e.name) != NULL))
 			goto bad_free;
 		if (e.type == FW_REC_LINK) {
 			e.target = fw_strndup(f[2], fl[2]);

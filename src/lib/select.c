@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Selection files: exact request names or shell globs, one per line. */
-#include "select.h"
+#include "tree.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -152,6 +152,18 @@ char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, 
 /* The same for a licence line's expression: syntax error or unknown id. */
 char *fw_lic_eval_text(const struct fw_lic_eval *ev, const char *spdx);
 
+/* A selection file (--select), resolved against the model (select.c). */
+/* Read FILE (one name or glob per line, '#' comments, blank lines ignored)
+ * and mark the blobs and links of t it selects in blob_sel[nblobs] and
+ * link_sel[nlinks]. A name selects exactly that name, never a substring; a
+ * glob follows the shell (fnmatch with FNM_PATHNAME: '*' stops at '/'); a
+ * selected link selects its target too (a directory link, every blob below
+ * it). A line that selects nothing, or only what is never installed, is a
+ * finding at FILE:LINE. Returns 0 or -errno (file unreadable, ENOMEM). */
+int fw_select_load(const struct fw_tree *t, const char *path, bool *blob_sel, bool *link_sel,
+		   struct fw_diag *d);
+
+
 /* For each policy entry, how many blobs of sel (fw_blob_selected) name it
  * in their SPDX expression: counts[policy.n]. 0 or -ENOMEM. */
 int fw_tree_licence_counts(const struct fw_tree *t, const struct fw_selection *sel,
