@@ -562,3 +562,25 @@ enum fw_compress fw_comp_of_name(const char *name)
 	}
 	return FW_COMP_NONE;
 }
+
+bool fw_symlink_is(int dirfd, const char *leaf, const char *target)
+{
+	char cur[4096];
+	ssize_t n = readlinkat(dirfd, leaf, cur, sizeof(cur) - 1);
+
+	return n >= 0 && (size_t)n == strlen(target) && memcmp(cur, target, (size_t)n) == 0;
+}
+
+bool fw_fd_holds(int fd, enum fw_compress c, const uint8_t sha256[FW_SHA256_LEN], uint64_t size,
+		 unsigned *flags)
+{
+	uint8_t dig[FW_SHA256_LEN];
+	uint64_t got;
+	unsigned fl = 0;
+	bool same = fw_digest_decompress(fd, c, dig, &got, &fl) == 0 && got == size &&
+		    memcmp(dig, sha256, FW_SHA256_LEN) == 0;
+
+	if (flags)
+		*flags = fl;
+	return same;
+}

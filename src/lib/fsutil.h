@@ -76,6 +76,15 @@ void fw_clean_tmp_in(int dfd);
 #include "compress.h"
 enum fw_compress fw_comp_of_name(const char *name);
 
+/* Is dirfd/leaf a symlink whose text is exactly target? */
+bool fw_symlink_is(int dirfd, const char *leaf, const char *target);
+/* Does fd (read to its end) hold, stored as c, exactly the content of this
+ * digest and size? With flags, the decoder's kernel findings are returned
+ * (see fw_digest_decompress); without, they do not matter. */
+#include "digest.h"
+bool fw_fd_holds(int fd, enum fw_compress c, const uint8_t sha256[FW_SHA256_LEN], uint64_t size,
+		 unsigned *flags);
+
 /* Words for an error of fw_dest_open or fw_open_parent: "a symlink is in
  * the way; refusing to follow it", "not a directory", or strerror. */
 const char *fw_path_error(int r);

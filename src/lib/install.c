@@ -205,12 +205,11 @@ static void do_copy(struct ctx *c, struct item *it)
 	 * in place hash to it): nothing to write. Reading back is cheaper than
 	 * compressing again, and a modified file is still repaired. */
 	if (it->recorded_same && !it->exchange && strcmp(it->dest, pe->final) == 0) {
-		uint64_t size;
-		unsigned flags;
+		unsigned flags = 0;
 
 		pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
 		fd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		r = fd < 0 ? -1 : fw_digest_decompress(fd, pe->comp, dig, &size, &flags);
+		r = fd >= 0 && fw_fd_holds(fd, pe->comp, pe->sha256, pe->size, &flags) ? 0 : -1;
 		if (fd >= 0)
 			close(fd);
 		if (pfd >= 0 && pfd != c->destfd)
@@ -222,8 +221,7 @@ static void do_copy(struct ctx *c, struct item *it)
 			r = -1;
 		if (src >= 0)
 			close(src);
-		if (r == 0 && flags == 0 && size == pe->size &&
-		    memcmp(dig, pe->sha256, sizeof(dig)) == 0) {
+		if (r == 0 && flags == 0) {
 			it->ok = 1;
 			it->unchanged = true;
 			return;
@@ -320,8 +318,7 @@ static void do_link(struct ctx *c, struct item *it)
 	const struct fw_plan_entry *pe = it->pe;
 	const struct item *blocker;
 	const char *leaf;
-	char tmp[320], cur[4096];
-	ssize_t n;
+	char tmp[320];
 	int pfd, r;
 
 	if (pe->needs >= 0 && !c->items[pe->needs].ok) {
@@ -341,8 +338,7 @@ static void do_link(struct ctx *c, struct item *it)
 			c->items[pe->needs].keep_old = true; /* the old link may use them */
 		return;
 	}
-	n = readlinkat(pfd, leaf, cur, sizeof(cur) - 1);
-	if (n >= 0 && (size_t)n == strlen(pe->target) && memcmp(cur, pe->target, (size_t)n) == 0) {
+	if (fw_symlink_is(pfd, leaf, pe->target)) {
 		r = 0; /* already right: leave it, and its mtime, alone */
 	} else {
 		/* A new symlink under a temporary name renamed over the old
@@ -377,10 +373,9 @@ static void do_link(struct ctx *c, struct item *it)
 static void materialize(int destfd, const struct item *it)
 {
 	const char *leaf;
-	char tmp[320], cur[4096];
+	char tmp[320];
 	uint8_t dig[FW_SHA256_LEN];
 	struct stat st;
-	ssize_t n;
 	int pfd, src = -1, fd;
 
 	pfd = fw_open_parent(destfd, it->dest, 0, &leaf);
@@ -388,12 +383,8 @@ static void materialize(int destfd, const struct item *it)
 		return;
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
 		goto out;
-	if (it->pe->kind == FW_PLAN_LINK) {
-		n = readlinkat(pfd, leaf, cur, sizeof(cur) - 1);
-		if (n >= 0 && (size_t)n == strlen(it->pe->target) &&
-		    memcmp(cur, it->pe->target, (size_t)n) == 0)
-			goto out; /* stays as it is */
-	}
+	if (it->pe->kind == FW_PLAN_LINK && fw_symlink_is(pfd, leaf, it->pe->target))
+		goto out; /* stays as it is */
 	src = fw_open_resolve(destfd, it->dest, O_RDONLY | O_NONBLOCK);
 	if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode))
 		goto out;
@@ -491,31 +482,22 @@ static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int de
  * adopted when it is the link the plan makes. */
 static bool same_as_planned(int pfd, const char *leaf, const struct fw_plan_entry *pe)
 {
-	uint8_t dig[FW_SHA256_LEN];
 	struct stat st;
-	uint64_t size;
-	unsigned flags;
-	int fd, r;
+	bool same;
+	int fd;
 
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
-	if (S_ISLNK(st.st_mode)) {
-		char cur[4096];
-		ssize_t n;
-
-		if (pe->kind != FW_PLAN_LINK)
-			return false;
-		n = readlinkat(pfd, leaf, cur, sizeof(cur) - 1);
-		return n >= 0 && (size_t)n == strlen(pe->target) && memcmp(cur, pe->target, (size_t)n) == 0;
-	}
+	if (S_ISLNK(st.st_mode))
+		return pe->kind == FW_PLAN_LINK && fw_symlink_is(pfd, leaf, pe->target);
 	if (pe->kind == FW_PLAN_LINK || !S_ISREG(st.st_mode))
 		return false;
 	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	r = fw_digest_decompress(fd, fw_comp_of_name(leaf), dig, &size, &flags);
+	same = fw_fd_holds(fd, fw_comp_of_name(leaf), pe->sha256, pe->size, NULL);
 	close(fd);
-	return r == 0 && size == pe->size && memcmp(dig, pe->sha256, FW_SHA256_LEN) == 0;
+	return same;
 }
 
 static int add_stage(struct ctx *c, const char *final)

@@ -372,16 +372,19 @@ void fw_plan_free(struct fw_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-const struct fw_plan_entry *fw_plan_find(const struct fw_plan *p, const char *final)
+/* Binary search of idx[0..n), sorted by final name or by request name. */
+static const struct fw_plan_entry *lookup(const struct fw_plan *p, const size_t *idx, size_t n,
+					  const char *key, bool by_name)
 {
-	size_t lo = 0, hi = p->n;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(final, p->v[p->by_final[mid]].final);
+		const struct fw_plan_entry *e = &p->v[idx[mid]];
+		int c = strcmp(key, by_name ? e->name : e->final);
 
 		if (c == 0)
-			return &p->v[p->by_final[mid]];
+			return e;
 		if (c < 0)
 			hi = mid;
 		else
@@ -390,22 +393,14 @@ const struct fw_plan_entry *fw_plan_find(const struct fw_plan *p, const char *fi
 	return NULL;
 }
 
+const struct fw_plan_entry *fw_plan_find(const struct fw_plan *p, const char *final)
+{
+	return lookup(p, p->by_final, p->n, final, false);
+}
+
 const struct fw_plan_entry *fw_plan_find_name(const struct fw_plan *p, const char *name)
 {
-	size_t lo = 0, hi = p->nnames;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(name, p->v[p->by_name[mid]].name);
-
-		if (c == 0)
-			return &p->v[p->by_name[mid]];
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return lookup(p, p->by_name, p->nnames, name, true);
 }
 
 bool fw_plan_covers(const struct fw_plan *p, int pkg)

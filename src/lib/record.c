@@ -381,25 +381,14 @@ enum fw_rec_state fw_rec_entry_state(int fwfd, const struct fw_rec_entry *e)
 	if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
 		st = errno == ENOENT ? FW_REC_GONE : FW_REC_BLOCKED;
 	} else if (e->type == FW_REC_LINK && S_ISLNK(sb.st_mode)) {
-		char cur[4096];
-		ssize_t n = readlinkat(pfd, leaf, cur, sizeof(cur) - 1);
-
-		st = n >= 0 && (size_t)n == strlen(e->target) && memcmp(cur, e->target, (size_t)n) == 0 ?
-		     FW_REC_SAME : FW_REC_CHANGED;
+		st = fw_symlink_is(pfd, leaf, e->target) ? FW_REC_SAME : FW_REC_CHANGED;
 	} else if (e->type != FW_REC_LINK && S_ISREG(sb.st_mode)) {
-		uint8_t dig[FW_SHA256_LEN];
-		uint64_t size;
-		unsigned flags;
 		int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
-		st = FW_REC_CHANGED;
-		if (fd >= 0) {
-			if (fw_digest_decompress(fd, e->type == FW_REC_FILE ? e->comp : FW_COMP_NONE, dig,
-						 &size, &flags) == 0 &&
-			    size == e->size && memcmp(dig, e->sha256, sizeof(dig)) == 0)
-				st = FW_REC_SAME;
+		st = fd >= 0 && fw_fd_holds(fd, e->type == FW_REC_FILE ? e->comp : FW_COMP_NONE,
+					    e->sha256, e->size, NULL) ? FW_REC_SAME : FW_REC_CHANGED;
+		if (fd >= 0)
 			close(fd);
-		}
 	}
 	if (pfd != fwfd)
 		close(pfd);

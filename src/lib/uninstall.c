@@ -136,19 +136,16 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 static bool variant_is_tree(int fwfd, int pfd, const char *leaf, const char *vname,
 			    const struct fw_plan_entry *pe, enum fw_compress c)
 {
-	uint8_t dig[FW_SHA256_LEN];
 	struct stat st;
-	uint64_t size;
-	unsigned flags;
-	int fd, r;
+	bool same = false;
+	int fd;
 
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
 	if (S_ISLNK(st.st_mode) && pe->link) {
-		char cur[4096], *want = fw_asprintf("%s%s", pe->link->e->target, fw_compress_suffix(c));
-		ssize_t n = readlinkat(pfd, leaf, cur, sizeof(cur) - 1);
-		bool same = want && n >= 0 && (size_t)n == strlen(want) && !memcmp(cur, want, (size_t)n);
+		char *want = fw_asprintf("%s%s", pe->link->e->target, fw_compress_suffix(c));
 
+		same = want && fw_symlink_is(pfd, leaf, want);
 		free(want);
 		if (same || !pe->blob)
 			return same;
@@ -160,10 +157,10 @@ static bool variant_is_tree(int fwfd, int pfd, const char *leaf, const char *vna
 	     S_ISREG(st.st_mode) ? openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
 	if (fd < 0)
 		return false;
-	r = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ?
-	    fw_digest_decompress(fd, c, dig, &size, &flags) : -1;
+	same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       fw_fd_holds(fd, c, pe->sha256, pe->size, NULL);
 	close(fd);
-	return r == 0 && size == pe->size && memcmp(dig, pe->sha256, FW_SHA256_LEN) == 0;
+	return same;
 }
 
 /* No record (an install by an older fwdist, files unpacked from packages):
