@@ -608,15 +608,24 @@ static void check_name(struct ctx *c, struct item *it, int pfd, const char *leaf
 			close(sub);
 		return;
 	}
+	if (e && final) {
+		/* The final name is rewritten (a changed copy is repaired, and
+		 * an unchanged one is read once, by the copy): only its type
+		 * must still be the recorded one. A recorded dedup link that an
+		 * interrupted install turned into a copy (materialize) holds
+		 * the planned bytes. */
+		bool same_type = e->type == FW_REC_LINK ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode);
+
+		if (!same_type && !same_as_planned(pfd, leaf, it->pe))
+			fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
+			     fw_rec_state_words(FW_REC_OTHER_TYPE));
+		return;
+	}
 	if (e) {
-		/* The final name is rewritten (a changed copy is repaired);
-		 * another variant is removed, so it must still be ours. */
+		/* Another variant is removed, so it must still be ours. */
 		enum fw_rec_state s = fw_rec_entry_state(c->destfd, e);
 
-		/* A recorded dedup link that an interrupted install turned
-		 * into a copy (materialize) holds the planned bytes. */
-		if ((!final && s != FW_REC_SAME && s != FW_REC_GONE) ||
-		    (final && s == FW_REC_OTHER_TYPE && !same_as_planned(pfd, leaf, it->pe)))
+		if (s != FW_REC_SAME && s != FW_REC_GONE)
 			fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
 			     fw_rec_state_words(s));
 		return;

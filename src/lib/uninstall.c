@@ -175,7 +175,8 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstal
 		const char *leaf;
 		int pfd;
 
-		if (pe->pkg != k)
+		/* With --select, the texts may still be needed by the rest. */
+		if (pe->pkg != k || (licence && !fw_plan_covers(p, k)))
 			continue;
 		pfd = fw_open_parent(fwfd, pe->name, 0, &leaf);
 		if (pfd == -ENOENT)
