@@ -171,10 +171,17 @@ static void check_links(const struct fw_tree *t, struct fw_diag *d)
 			fw_diag_add(d, path, l->e->line, "Link: %s -> %s: target %s is not in the tree",
 				    n, tg, fw_esc(l->resolved));
 			break;
-		case FW_LINK_TO_LINK:
+		case FW_LINK_TO_LINK: /* resolved into one of the others */
+			break;
+		case FW_LINK_TO_BROKEN:
 			fw_diag_add(d, path, l->e->line,
-				    "Link: %s -> %s: target %s is itself a link (line %u)", n, tg,
-				    fw_esc(l->resolved), t->links[l->via].e->line);
+				    "Link: %s -> %s: target %s is a link that leads to no blob or directory (line %u)", n,
+				    tg, fw_esc(l->resolved), t->links[l->via].e->line);
+			break;
+		case FW_LINK_TOO_DEEP:
+			fw_diag_add(d, path, l->e->line,
+				    "Link: %s -> %s: a chain of more than %u links", n, tg,
+				    FW_LINK_MAX_CHAIN);
 			break;
 		case FW_LINK_LOOP:
 			fw_diag_add(d, path, l->e->line, "Link: %s -> %s: links form a loop", n, tg);
@@ -264,8 +271,10 @@ static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const ch
 		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: empty file (the kernel refuses empty firmware)",
 			    KIND(b->e), fw_esc(rel));
 	if (!b->sum) {
-		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: no checksum in %s (run fwdist manifest)",
-			    KIND(b->e), fw_esc(rel), FW_TREE_SUMS);
+		/* Without the file at all, one line says so (check_model). */
+		if (t->have_sums)
+			fw_diag_add(wk->d, wp, b->e->line, "%s: %s: no checksum in %s (run fwdist manifest)",
+				    KIND(b->e), fw_esc(rel), FW_TREE_SUMS);
 		return;
 	}
 	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);

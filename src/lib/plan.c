@@ -176,40 +176,58 @@ static int plan_licences(struct fw_plan *p, size_t *cap)
 	return 0;
 }
 
+/* Link: entries, shortest chains first, so that a link to a link comes
+ * after the link it needs (the executor makes them in this order). */
 static int plan_links(struct fw_plan *p, size_t *cap, const long *entry_of_blob)
 {
 	const struct fw_tree *t = p->t;
+	long *entry_of_link = malloc((t->nlinks + 1) * sizeof(*entry_of_link));
 
-	for (size_t i = 0; i < t->nlinks; i++) {
-		const struct fw_link *l = &t->links[i];
-		struct fw_plan_entry *e;
+	if (!entry_of_link)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nlinks; i++)
+		entry_of_link[i] = -1;
+	for (unsigned depth = 1; depth <= FW_LINK_MAX_CHAIN; depth++)
+		for (size_t i = 0; i < t->nlinks; i++) {
+			const struct fw_link *l = &t->links[i];
+			struct fw_plan_entry *e;
 
-		if (!fw_link_installable(t, l, &p->o.sel))
-			continue;
-		if (l->blob >= 0 && entry_of_blob[l->blob] < 0)
-			continue; /* its target has no checksum: reported with the blobs */
-		e = add(p, cap, FW_PLAN_LINK);
-		if (!e)
-			return -ENOMEM;
-		e->name = l->e->name;
-		e->link = l;
-		e->pkg = fw_link_package(t, l, &p->o.sel);
-		if (l->blob >= 0) {
-			const struct fw_blob *b = &t->blobs[l->blob];
+			if (l->depth != depth || !fw_link_installable(t, l, &p->o.sel))
+				continue;
+			if (l->blob >= 0 && entry_of_blob[l->blob] < 0)
+				continue; /* its blob has no checksum: reported with the blobs */
+			if (l->via >= 0 && entry_of_link[l->via] < 0)
+				continue; /* the rest of its chain is not planned */
+			e = add(p, cap, FW_PLAN_LINK);
+			if (!e) {
+				free(entry_of_link);
+				return -ENOMEM;
+			}
+			entry_of_link[i] = (long)(p->n - 1);
+			e->name = l->e->name;
+			e->link = l;
+			e->pkg = fw_link_package(t, l, &p->o.sel);
+			if (l->blob >= 0) {
+				const struct fw_blob *b = &t->blobs[l->blob];
 
-			e->blob = b;
-			e->comp = blob_comp(b, &p->o);
-			e->needs = entry_of_blob[l->blob];
-			memcpy(e->sha256, b->sum->sha256, FW_SHA256_LEN);
-			e->size = b->sum->size;
-		} else {
-			e->dir_target = l->resolved;
+				e->blob = b;
+				e->comp = blob_comp(b, &p->o);
+				memcpy(e->sha256, b->sum->sha256, FW_SHA256_LEN);
+				e->size = b->sum->size;
+			} else {
+				e->dir_target = l->end;
+			}
+			/* It needs what it points at: the blob, or the next link. */
+			e->needs = l->via >= 0 ? entry_of_link[l->via] :
+				   l->blob >= 0 ? entry_of_blob[l->blob] : -1;
+			e->final = with_suffix(l->e->name, e->comp);
+			e->target = with_suffix(l->e->target, e->comp);
+			if (!e->final || !e->target) {
+				free(entry_of_link);
+				return -ENOMEM;
+			}
 		}
-		e->final = with_suffix(l->e->name, e->comp);
-		e->target = with_suffix(l->e->target, e->comp);
-		if (!e->final || !e->target)
-			return -ENOMEM;
-	}
+	free(entry_of_link);
 	return 0;
 }
 

@@ -28,13 +28,16 @@ static bool mark(const struct fw_tree *t, const struct fw_name *x, bool *blob_se
 		link_sel[x->link] = true;
 		if (l->state != FW_LINK_OK)
 			return false;
+		/* The rest of its chain comes with it. */
+		for (long v = l->via; v >= 0; v = t->links[v].via)
+			link_sel[v] = true;
 		if (l->blob >= 0) {
 			blob_sel[l->blob] = true;
 		} else {
-			size_t n = strlen(l->resolved);
+			size_t n = strlen(l->end);
 
 			for (size_t j = 0; j < t->nblobs; j++)
-				if (strncmp(t->blobs[j].e->name, l->resolved, n) == 0 &&
+				if (strncmp(t->blobs[j].e->name, l->end, n) == 0 &&
 				    t->blobs[j].e->name[n] == '/')
 					blob_sel[j] = true;
 		}

@@ -422,25 +422,48 @@ static void resolve_links(struct fw_tree *t)
 			l->state = FW_LINK_MISSING;
 		}
 	}
-	/* A chain of links that comes back to where it started is a loop;
-	 * report that rather than "target is a link". */
+	/* Chains: follow each link to the end, at most FW_LINK_MAX_CHAIN
+	 * links and never twice through one (a loop). The chain serves what
+	 * its last link serves. Walked on the states of the first pass, so the
+	 * order of the links does not matter. */
 	for (size_t i = 0; i < t->nlinks; i++) {
 		struct fw_link *l = &t->links[i];
-		long cur = l->via;
 
-		if (l->state != FW_LINK_TO_LINK)
+		if (l->state == FW_LINK_OK && !l->duplicate) {
+			l->depth = 1;
+			l->end = l->resolved;
+		}
+	}
+	for (size_t i = 0; i < t->nlinks; i++) {
+		struct fw_link *l = &t->links[i];
+		const struct fw_link *cur = l;
+		unsigned depth = 1;
+		bool loop = false;
+
+		if (l->state != FW_LINK_TO_LINK || l->depth)
 			continue;
-		for (size_t steps = 0; cur >= 0 && steps <= t->nlinks; steps++) {
-			if (cur == (long)i) {
-				l->state = FW_LINK_LOOP;
-				break;
-			}
-			/* Links marked as a loop earlier in this pass still
-			 * point at the next link of the chain: follow them. */
-			if (t->links[cur].state != FW_LINK_TO_LINK &&
-			    t->links[cur].state != FW_LINK_LOOP)
-				break;
-			cur = t->links[cur].via;
+		while (!loop && cur->via >= 0 && !cur->depth && depth <= t->nlinks) {
+			cur = &t->links[cur->via];
+			depth++;
+			loop = cur == l;
+		}
+		if (loop) {
+			l->state = FW_LINK_LOOP;
+		} else if (!cur->depth) {
+			/* Into a loop it is not part of, or to a broken link. */
+			l->state = FW_LINK_TO_BROKEN; /* the chain ends at a broken link */
+		} else if (depth - 1 + cur->depth > FW_LINK_MAX_CHAIN) {
+			l->state = FW_LINK_TOO_DEEP;
+			l->depth = 0;
+			l->blob = -1;
+		} else {
+			/* cur is the first link of the chain whose end is known
+			 * (a direct link): this one serves what it serves. */
+			l->state = FW_LINK_OK;
+			l->blob = cur->blob;
+			l->to_dir = cur->to_dir;
+			l->end = cur->end;
+			l->depth = depth - 1 + cur->depth;
 		}
 	}
 }
@@ -639,10 +662,10 @@ bool fw_blob_installable(const struct fw_tree *t, const struct fw_blob *b,
 static long dir_link_blob(const struct fw_tree *t, const struct fw_link *l,
 			  const struct fw_selection *sel)
 {
-	size_t n = strlen(l->resolved);
+	size_t n = strlen(l->end);
 
 	for (size_t j = 0; j < t->nblobs; j++)
-		if (strncmp(t->blobs[j].e->name, l->resolved, n) == 0 &&
+		if (strncmp(t->blobs[j].e->name, l->end, n) == 0 &&
 		    t->blobs[j].e->name[n] == '/' && fw_blob_installable(t, &t->blobs[j], sel))
 			return (long)j;
 	return -1;
@@ -654,6 +677,9 @@ bool fw_link_installable(const struct fw_tree *t, const struct fw_link *l,
 	if (l->duplicate || l->state != FW_LINK_OK)
 		return false;
 	if (sel && sel->link && !sel->link[l - t->links])
+		return false;
+	/* A link to a link needs the rest of its chain in place. */
+	if (l->via >= 0 && !fw_link_installable(t, &t->links[l->via], sel))
 		return false;
 	if (l->blob >= 0)
 		return fw_blob_installable(t, &t->blobs[l->blob], sel);

@@ -84,22 +84,31 @@ struct fw_text {
 	uint64_t size;
 };
 
+/* Links may lead to links, as upstream's do (the kernel follows up to 40):
+ * a chain of at most this many Link: entries, the first included, is
+ * installed as it is; a longer one is refused. */
+#define FW_LINK_MAX_CHAIN 8
+
 enum fw_link_state {
 	FW_LINK_OK,
 	FW_LINK_OUTSIDE,   /* target leaves the tree */
 	FW_LINK_MISSING,   /* target is no blob and no directory of the tree */
-	FW_LINK_TO_LINK,   /* target is itself a Link: */
+	FW_LINK_TO_LINK,   /* (while resolving) target is itself a Link: */
 	FW_LINK_LOOP,      /* following links comes back */
 	FW_LINK_BAD_NAME,  /* the link's own name is unsafe */
+	FW_LINK_TO_BROKEN, /* target is a link that leads nowhere */
+	FW_LINK_TOO_DEEP,  /* a chain longer than FW_LINK_MAX_CHAIN */
 };
 
 struct fw_link {
 	struct fw_whence_entry *e;
 	char *resolved;   /* target as a tree name (NULL if it leaves the tree) */
-	long blob;        /* index of the target blob, -1 for a directory or none */
-	long via;         /* FW_LINK_TO_LINK / LOOP: index of the link it reaches */
+	const char *end;  /* FW_LINK_OK: where the chain ends (a blob or a directory) */
+	long blob;        /* FW_LINK_OK: index of the blob it serves, -1 for a directory */
+	long via;         /* the link its target is, or -1 */
+	unsigned depth;   /* FW_LINK_OK: links in its chain, itself included (1: direct) */
 	enum fw_link_state state;
-	bool to_dir;      /* target is a directory of the tree */
+	bool to_dir;      /* FW_LINK_OK: the chain ends at a directory of the tree */
 	bool duplicate;
 };
 
