@@ -418,14 +418,29 @@ int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		char suffix[7];
+		int r, fd, m;
 
 		tmp_suffix(suffix);
 		if (snprintf(tmpname, tmplen, ".%.200s.fwdist-%s", leaf, suffix) >= (int)tmplen)
 			return -ENAMETOOLONG;
-		int r = fw_mkdirat(dirfd, tmpname, 0755);
-
-		if (r != -EEXIST)
+		r = fw_mkdirat(dirfd, tmpname, 0755);
+		if (r == -EEXIST)
+			continue;
+		if (r < 0)
 			return r;
+		/* The mark that makes it fwdist's to clean up if the install
+		 * is killed: a directory merely named like this is not. */
+		fd = openat(dirfd, tmpname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		m = fd < 0 ? -1 : openat(fd, FW_STAGE_MARK, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					 O_CLOEXEC, 0600);
+		r = m < 0 ? -errno : 0;
+		if (m >= 0)
+			close(m);
+		if (fd >= 0)
+			close(fd);
+		if (r < 0)
+			unlinkat(dirfd, tmpname, AT_REMOVEDIR);
+		return r;
 	}
 	return -EEXIST;
 }
@@ -535,6 +550,26 @@ int fw_remove_and_prune(int dirfd, const char *name)
 	return r;
 }
 
+bool fw_is_stale_tmp(int dfd, const char *name)
+{
+	struct stat st;
+	int fd;
+	bool staged;
+
+	if (!fw_is_tmp_name(name) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return true;
+	if (!S_ISDIR(st.st_mode))
+		return false;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	staged = fd >= 0 && fstatat(fd, FW_STAGE_MARK, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		 S_ISREG(st.st_mode);
+	if (fd >= 0)
+		close(fd);
+	return staged;
+}
+
 void fw_clean_tmp_in(int dfd)
 {
 	char **names;
@@ -543,8 +578,10 @@ void fw_clean_tmp_in(int dfd)
 	if (fw_read_dir_sorted(dfd, &names, &n) < 0)
 		return;
 	for (size_t i = 0; i < n; i++)
-		if (fw_is_tmp_name(names[i]))
+		if (fw_is_stale_tmp(dfd, names[i]))
 			fw_rm_rf_at(dfd, names[i]);
+		else if (strcmp(names[i], FW_STAGE_MARK) == 0)
+			unlinkat(dfd, names[i], 0); /* swapped in, then killed */
 	fw_free_strv(names, n);
 }
 

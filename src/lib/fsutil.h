@@ -69,8 +69,15 @@ int fw_rm_rf_at(int at, const char *name);
 /* Remove the file or symlink name below dirfd, then its parent directories
  * while they are empty. Never follows a symlink. 0 or -errno. */
 int fw_remove_and_prune(int dirfd, const char *name);
-/* Remove the temporary files and symlinks of an install that was killed
- * (fw_is_tmp_name) from the directory dfd, and its staged directories. */
+/* The file inside a staged directory (fw_tmp_mkdir) that marks it as
+ * fwdist's: removed once the directory is swapped in. */
+#define FW_STAGE_MARK ".fwdist-staged"
+/* Is dfd/name what a killed install left: a regular file or symlink named
+ * by fw_is_tmp_name, or such a directory holding FW_STAGE_MARK? Anything
+ * else of that name is someone's, and never removed. */
+bool fw_is_stale_tmp(int dfd, const char *name);
+/* Remove from the directory dfd what killed installs left (fw_is_stale_tmp),
+ * and a stage mark left in a directory already swapped in. */
 void fw_clean_tmp_in(int dfd);
 /* The storage a name's suffix says (.xz, .zst), else none. */
 #include "compress.h"
@@ -98,8 +105,8 @@ const char *fw_path_error(int r);
 int fw_open_resolve(int rootfd, const char *name, int flags);
 
 
-/* Create a new empty directory ".LEAF.fwdist-XXXXXX" in dirfd (mode 0755),
- * its name written to tmpname. 0 or -errno. */
+/* Create a new directory ".LEAF.fwdist-XXXXXX" in dirfd (mode 0755) holding
+ * only FW_STAGE_MARK, its name written to tmpname. 0 or -errno. */
 int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen);
 
 #endif

@@ -449,8 +449,8 @@ static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int de
 		struct stat st;
 		char *rel;
 
-		if (fw_is_tmp_name(names[i]))
-			continue;
+		if (fw_is_stale_tmp(dfd, names[i]) || strcmp(names[i], FW_STAGE_MARK) == 0)
+			continue; /* cleaned up with it */
 		rel = fw_asprintf("%s/%s", path, names[i]);
 		if (!rel || fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			ok = false;
@@ -740,10 +740,18 @@ static void finish_stages(struct ctx *c)
 				fw_rm_rf_at(pfd, tleaf);
 			} else {
 				int r = replace(pfd, tleaf, leaf, true, c->d, NULL, st->final);
+				int sfd;
 
 				if (r < 0)
 					bad = true;
 				fsync(pfd);
+				/* Swapped in: it is no stage any more. */
+				sfd = r < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+							  O_CLOEXEC);
+				if (sfd >= 0) {
+					unlinkat(sfd, FW_STAGE_MARK, 0);
+					close(sfd);
+				}
 			}
 			if (pfd != c->destfd)
 				close(pfd);
