@@ -292,3 +292,269 @@ void fw_modinfo_free(struct fw_modinfo *m)
 	fw_free_strv(m->alias, m->nalias);
 	memset(m, 0, sizeof(*m));
 }
+
+int fw_modset_add_file(struct fw_modset *s, int dirfd, const char *path, struct fw_diag *d)
+{
+	struct fw_modinfo m;
+	int r = fw_modinfo_load(&m, dirfd, path, d);
+
+	if (r == -ENOMEM) {
+		fw_modinfo_free(&m);
+		return r;
+	}
+	if (r < 0) {
+		fw_modinfo_free(&m);
+		s->bad++;
+		return 0;
+	}
+	if (fw_grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0) {
+		fw_modinfo_free(&m);
+		return -ENOMEM;
+	}
+	s->v[s->n++] = m;
+	return 0;
+}
+
+/* Walk dfd (named path, for messages) depth first, in byte order. */
+static int walk(struct fw_modset *s, int dfd, const char *path, struct fw_diag *d, unsigned depth)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	if (depth > 64) {
+		fw_diag_add(d, path, 0, "directories nested too deep");
+		s->bad++;
+		return 0;
+	}
+	r = fw_read_dir_sorted(dfd, &names, &n);
+	if (r < 0) {
+		fw_diag_add(d, path, 0, "cannot read directory: %s", strerror(-r));
+		s->bad++;
+		return r == -ENOMEM ? r : 0;
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char *sub = fw_asprintf("%s/%s", path, names[i]);
+		struct stat st;
+
+		if (!sub) {
+			r = -ENOMEM;
+			break;
+		}
+		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			fw_diag_add(d, sub, 0, "cannot stat: %s", strerror(errno));
+			s->bad++;
+		} else if (S_ISDIR(st.st_mode)) {
+			int cfd = openat(dfd, names[i],
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (cfd < 0) {
+				fw_diag_add(d, sub, 0, "cannot open: %s", strerror(errno));
+				s->bad++;
+			} else {
+				r = walk(s, cfd, sub, d, depth + 1);
+				close(cfd);
+			}
+		} else if (S_ISREG(st.st_mode) && fw_modinfo_is_module(names[i])) {
+			struct fw_modinfo m;
+
+			/* Read it by the name in dfd, report it by its full path. */
+			r = fw_modinfo_load(&m, dfd, names[i], NULL);
+			if (r == 0) {
+				free(m.path);
+				m.path = sub;
+				sub = NULL;
+				if (fw_grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0) {
+					fw_modinfo_free(&m);
+					r = -ENOMEM;
+				} else {
+					s->v[s->n++] = m;
+				}
+			} else {
+				fw_modinfo_free(&m);
+				/* Again, for the message with the full path. */
+				r = r == -ENOMEM ? r : fw_modset_add_file(s, AT_FDCWD, sub, d);
+			}
+		}
+		free(sub);
+	}
+	fw_free_strv(names, n);
+	return r;
+}
+
+int fw_modset_add_dir(struct fw_modset *s, const char *dir, struct fw_diag *d)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r;
+
+	if (dfd < 0) {
+		r = -errno;
+		fw_diag_add(d, dir, 0, "cannot open directory: %s", strerror(-r));
+		return r;
+	}
+	r = walk(s, dfd, dir, d, 0);
+	close(dfd);
+	return r;
+}
+
+void fw_modset_free(struct fw_modset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		fw_modinfo_free(&s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+char *fw_fw_pattern(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	const char *dot, *p;
+
+	base = base ? base + 1 : name;
+	dot = strrchr(base, '.');
+	if (!dot)
+		dot = base + strlen(base);
+	p = dot;
+	while (p > base && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p == dot || p == base || p[-1] != '-')
+		return NULL;
+	return fw_asprintf("%.*s*%s", (int)(p - name), name, dot);
+}
+
+struct pair {
+	const char *name;
+	size_t mod;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->mod > y->mod) - (x->mod < y->mod);
+}
+
+struct gkey {
+	char *pattern;
+	size_t mod, req;
+};
+
+static int cmp_gkey(const void *a, const void *b)
+{
+	const struct gkey *x = a, *y = b;
+	int c = strcmp(x->pattern, y->pattern);
+
+	if (c)
+		return c;
+	if (x->mod != y->mod)
+		return (x->mod > y->mod) - (x->mod < y->mod);
+	return (x->req > y->req) - (x->req < y->req);
+}
+
+int fw_fwreqs_build(struct fw_fwreqs *r, const struct fw_modset *s)
+{
+	struct pair *pv = NULL;
+	struct gkey *kv = NULL;
+	size_t np = 0, nk = 0, cap = 0;
+	int ret = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < s->n; i++)
+		np += s->v[i].nfirmware;
+	pv = calloc(np ? np : 1, sizeof(*pv));
+	kv = calloc(np ? np : 1, sizeof(*kv));
+	r->v = calloc(np ? np : 1, sizeof(*r->v));
+	if (!pv || !kv || !r->v)
+		goto out;
+	np = 0;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < s->v[i].nfirmware; j++)
+			pv[np++] = (struct pair){ s->v[i].firmware[j], i };
+	qsort(pv, np, sizeof(*pv), cmp_pair);
+	for (size_t i = 0; i < np;) {
+		size_t j = i;
+		struct fw_fwreq *q = &r->v[r->n];
+
+		while (j < np && strcmp(pv[j].name, pv[i].name) == 0)
+			j++;
+		q->name = pv[i].name;
+		q->group = -1;
+		q->mods = calloc(j - i, sizeof(*q->mods));
+		if (!q->mods)
+			goto out;
+		for (size_t k = i; k < j; k++)
+			q->mods[q->nmods++] = pv[k].mod;
+		r->n++;
+		i = j;
+	}
+	/* Group keys: one per (pattern, module, request). */
+	for (size_t i = 0; i < r->n; i++) {
+		char *pat = fw_fw_pattern(r->v[i].name);
+
+		if (!pat)
+			continue;
+		for (size_t k = 0; k < r->v[i].nmods; k++) {
+			char *copy = k ? strdup(pat) : pat;
+
+			if (!copy) {
+				if (k == 0)
+					free(pat);
+				goto out;
+			}
+			kv[nk++] = (struct gkey){ copy, r->v[i].mods[k], i };
+		}
+		if (r->v[i].nmods == 0)
+			free(pat);
+	}
+	qsort(kv, nk, sizeof(*kv), cmp_gkey);
+	for (size_t i = 0; i < nk;) {
+		size_t j = i;
+		struct fw_fwgroup *g;
+
+		while (j < nk && kv[j].mod == kv[i].mod && strcmp(kv[j].pattern, kv[i].pattern) == 0)
+			j++;
+		if (j - i >= 2) {
+			if (fw_grow(&r->g, &cap, r->ng, sizeof(*r->g)) < 0)
+				goto out;
+			g = &r->g[r->ng];
+			memset(g, 0, sizeof(*g));
+			g->module = kv[i].mod;
+			g->members = calloc(j - i, sizeof(*g->members));
+			if (!g->members)
+				goto out;
+			g->pattern = kv[i].pattern;
+			kv[i].pattern = NULL;
+			r->ng++;
+			for (size_t k = i; k < j; k++) {
+				g->members[g->nmembers++] = kv[k].req;
+				/* A name in two modules' groups keeps the first. */
+				if (r->v[kv[k].req].group < 0)
+					r->v[kv[k].req].group = (long)(r->ng - 1);
+			}
+		}
+		i = j;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < nk; i++)
+		free(kv[i].pattern);
+	free(kv);
+	free(pv);
+	if (ret < 0)
+		fw_fwreqs_free(r);
+	return ret;
+}
+
+void fw_fwreqs_free(struct fw_fwreqs *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].mods);
+	for (size_t i = 0; i < r->ng; i++) {
+		free(r->g[i].pattern);
+		free(r->g[i].members);
+	}
+	free(r->v);
+	free(r->g);
+	memset(r, 0, sizeof(*r));
+}

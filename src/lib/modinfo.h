@@ -38,4 +38,48 @@ void fw_modinfo_free(struct fw_modinfo *m);
 /* A module file name: ends in .ko, .ko.xz or .ko.zst. */
 int fw_modinfo_is_module(const char *name);
 
+/* The modules of one run: files and directories walked. */
+struct fw_modset {
+	struct fw_modinfo *v;
+	size_t n, cap;
+	size_t bad;       /* files that could not be read or parsed (findings in d) */
+};
+/* Read one module file; a malformed or unreadable one is counted in bad
+ * and reported in d. 0 or -ENOMEM. */
+int fw_modset_add_file(struct fw_modset *s, int dirfd, const char *path, struct fw_diag *d);
+/* Read every .ko, .ko.xz and .ko.zst below dir, in byte order, following
+ * no symlink (/lib/modules/R/build and source are symlinks). 0, -ENOMEM,
+ * or -errno when dir cannot be opened (also in d). */
+int fw_modset_add_dir(struct fw_modset *s, const char *dir, struct fw_diag *d);
+void fw_modset_free(struct fw_modset *s);
+
+/* One firmware name the modules request. */
+struct fw_fwreq {
+	const char *name;  /* points into a module's list */
+	size_t *mods;      /* indexes into the modset, ascending */
+	size_t nmods;
+	long group;        /* its alternative group, or -1: a name a driver needs */
+};
+/* Names of one module that differ only in the number before the extension
+ * after a '-' ("iwlwifi-cc-a0-72.ucode", "...-71.ucode": pattern
+ * "iwlwifi-cc-a0-*.ucode") are alternatives: the driver loads the newest it
+ * finds, and one of them is enough. A group has two members at least. */
+struct fw_fwgroup {
+	size_t module;     /* index into the modset */
+	char *pattern;
+	size_t *members;   /* indexes into the requests, ascending */
+	size_t nmembers;
+};
+struct fw_fwreqs {
+	struct fw_fwreq *v;     /* sorted by name, each name once */
+	size_t n;
+	struct fw_fwgroup *g;   /* sorted by pattern, then module */
+	size_t ng;
+};
+/* The requests of s and their alternative groups. 0 or -ENOMEM. */
+int fw_fwreqs_build(struct fw_fwreqs *r, const struct fw_modset *s);
+void fw_fwreqs_free(struct fw_fwreqs *r);
+/* The alternative pattern of a name, or NULL (new string; NULL also on ENOMEM). */
+char *fw_fw_pattern(const char *name);
+
 #endif
