@@ -210,7 +210,8 @@ int fw_modmap_format(struct fw_modmap *m, char **buf, size_t *len)
 	size_t olen = 0, w = 0;
 	FILE *f;
 
-	qsort(m->v, m->n, sizeof(*m->v), qcmp);
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), qcmp);
 	/* Merge repeats of one pair (a module found twice). */
 	for (size_t i = 0; i < m->n; i++) {
 		if (w > 0 && cmp_line(&m->v[w - 1], &m->v[i]) == 0) {
@@ -233,7 +234,8 @@ int fw_modmap_format(struct fw_modmap *m, char **buf, size_t *len)
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fw_modmap_line *l = &m->v[i];
 
-		qsort(l->alias, l->nalias, sizeof(*l->alias), cmp_str);
+		if (l->nalias)
+			qsort(l->alias, l->nalias, sizeof(*l->alias), cmp_str);
 		fprintf(f, "%s\t%s", l->firmware, l->module);
 		for (size_t j = 0; j < l->nalias; j++)
 			fprintf(f, "%c%s", j ? ' ' : '\t', l->alias[j]);
