@@ -357,9 +357,11 @@ static int walk(struct fw_modset *s, int dfd, const char *path, struct fw_diag *
 			}
 		} else if (S_ISREG(st.st_mode) && fw_modinfo_is_module(names[i])) {
 			struct fw_modinfo m;
+			struct fw_diag md = { 0 };
 
-			/* Read it by the name in dfd, report it by its full path. */
-			r = fw_modinfo_load(&m, dfd, names[i], NULL);
+			/* Read it by its name in dfd (nothing above it is looked
+			 * up again), report it by its full path. */
+			r = fw_modinfo_load(&m, dfd, names[i], &md);
 			if (r == 0) {
 				free(m.path);
 				m.path = sub;
@@ -372,9 +374,12 @@ static int walk(struct fw_modset *s, int dfd, const char *path, struct fw_diag *
 				}
 			} else {
 				fw_modinfo_free(&m);
-				/* Again, for the message with the full path. */
-				r = r == -ENOMEM ? r : fw_modset_add_file(s, AT_FDCWD, sub, d);
+				for (size_t k = 0; k < md.n; k++)
+					fw_diag_add(d, sub, 0, "%s", md.v[k].text);
+				s->bad++;
+				r = r == -ENOMEM ? r : 0;
 			}
+			fw_diag_free(&md);
 		}
 		free(sub);
 	}
