@@ -40,7 +40,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
-	deps test-deps bootstrap check-kernel
+	deps test-deps bootstrap check-kernel check-modules check-kernel-build
 
 all: tools firmware
 
@@ -108,6 +108,14 @@ check: tools firmware unit cases check-tree
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
+
+# Module-like objects against kmod's modinfo (fast), and a real kernel build
+# embedding the tree's blobs through `fwdist kconfig` (slow: linux-source).
+check-modules: tools firmware
+	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
+
+check-kernel-build: tools firmware
+	FWDIST=$(abspath $(FWDIST)) tests/kernel/build
 
 # The README's second command: the whole suite, as CI runs it.
 test: test-deps

@@ -230,8 +230,12 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 			break;
 		}
 	}
-	if (ret < 0 && optind < argc)
+	if (ret < 0 && optind < argc && c->takes_args) {
+		c->args = argv + optind;
+		c->nargs = (size_t)(argc - optind);
+	} else if (ret < 0 && optind < argc) {
 		ret = fw_usage(c->cmd, "unexpected argument '%s'", argv[optind]);
+	}
 	free(opts);
 	free(sopts);
 	return ret;

@@ -22,6 +22,8 @@ static const struct {
 	{ "install", cmd_install, "verify and install the tree into DESTDIR/lib/firmware" },
 	{ "uninstall", cmd_uninstall, "remove what install put in place, and nothing else" },
 	{ "verify", cmd_verify, "check an installed tree against the manifest" },
+	{ "kconfig", cmd_kconfig, "serve a kernel build: CONFIG_EXTRA_FIRMWARE and its directory, or check a .config" },
+	{ "modules", cmd_modules, "the firmware kernel modules request, and where each is in the tree" },
 };
 
 static void usage(FILE *f)

@@ -413,12 +413,34 @@ struct dec_state {
 	struct fw_sha256 h;
 	unsigned char *in, *out;
 	unsigned flags;
+	/* fw_decompress_buf: keep the content (no digest), at most keep_max bytes. */
+	unsigned char *keep;
+	size_t keep_len, keep_cap, keep_max;
+	bool keeping;
 };
 
 static int dec_output(struct dec_state *st, size_t len)
 {
 	st->total += len;
-	return len ? fw_sha256_update(&st->h, st->out, len) : 0;
+	if (!st->keeping)
+		return len ? fw_sha256_update(&st->h, st->out, len) : 0;
+	if (len > st->keep_max - st->keep_len)
+		return -EFBIG;
+	if (len > st->keep_cap - st->keep_len) {
+		size_t cap = st->keep_cap ? st->keep_cap : IO_BUF_SIZE;
+		unsigned char *nb;
+
+		while (cap - st->keep_len < len)
+			cap = cap > st->keep_max / 2 ? st->keep_max : cap * 2;
+		nb = realloc(st->keep, cap);
+		if (!nb)
+			return -ENOMEM;
+		st->keep = nb;
+		st->keep_cap = cap;
+	}
+	memcpy(st->keep + st->keep_len, st->out, len);
+	st->keep_len += len;
+	return 0;
 }
 
 /*
@@ -687,4 +709,38 @@ int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LE
 out_buf:
 	free(st.in);
 	return r;
+}
+
+int fw_decompress_buf(int fd, enum fw_compress c, size_t max, unsigned char **buf, size_t *len)
+{
+	struct dec_state st = { .fd = fd, .keeping = true, .keep_max = max };
+	int r;
+
+	*buf = NULL;
+	*len = 0;
+	if (c != FW_COMP_NONE && c != FW_COMP_XZ && c != FW_COMP_ZSTD)
+		return -EINVAL;
+	st.in = malloc(2 * IO_BUF_SIZE);
+	if (!st.in)
+		return -ENOMEM;
+	st.out = st.in + IO_BUF_SIZE;
+	switch (c) {
+	case FW_COMP_NONE:
+		r = dec_none(&st);
+		break;
+	case FW_COMP_XZ:
+		r = dec_xz(&st);
+		break;
+	default:
+		r = dec_zstd(&st);
+		break;
+	}
+	free(st.in);
+	if (r < 0) {
+		free(st.keep);
+		return r;
+	}
+	*buf = st.keep;
+	*len = st.keep_len;
+	return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef FWDIST_COMPRESS_H
 #define FWDIST_COMPRESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "digest.h"
@@ -41,5 +42,11 @@ int fw_copy_compress(int src, int dst, enum fw_compress c, uint64_t expected_siz
  * or -errno from read(). */
 int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LEN],
 			 uint64_t *size, unsigned *flags);
+
+/* Read the file open on fd to its end, decompressed as c (none: as is), into
+ * a new buffer (*buf, *len; free it; NULL when empty). At most max bytes of
+ * content: -EFBIG past that. 0, -EBADMSG for corrupt or truncated data,
+ * -ENOMEM or -errno from read(). */
+int fw_decompress_buf(int fd, enum fw_compress c, size_t max, unsigned char **buf, size_t *len);
 
 #endif

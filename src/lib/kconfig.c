@@ -33,6 +33,68 @@ static void set(struct fw_kconfig *k, const char *name, size_t n, char val, unsi
 		}
 }
 
+/* A string symbol: SYM="..." with \" and \\ escapes, as kconfig writes it. */
+static int string_sym(struct fw_kconfig *k, const char *ls, const char *eq, const char *le,
+		      unsigned line)
+{
+	static const char fw[] = "CONFIG_EXTRA_FIRMWARE", dir[] = "CONFIG_EXTRA_FIRMWARE_DIR";
+	size_t n = (size_t)(eq - ls);
+	char **dst;
+	unsigned *dline;
+	char *v, *w;
+
+	if (n == sizeof(fw) - 1 && memcmp(ls, fw, n) == 0)
+		dst = &k->extra_fw, dline = &k->extra_fw_line;
+	else if (n == sizeof(dir) - 1 && memcmp(ls, dir, n) == 0)
+		dst = &k->extra_fw_dir, dline = &k->extra_fw_dir_line;
+	else
+		return 0;
+	v = fw_strndup(eq + 1, (size_t)(le - eq - 1));
+	if (!v)
+		return -ENOMEM;
+	w = v;
+	if (*v == '"') {
+		for (const char *p = v + 1; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1])
+				p++;
+			*w++ = *p;
+		}
+		*w = '\0';
+	}
+	free(*dst);
+	*dst = v;
+	*dline = line;
+	return 0;
+}
+
+const char *fw_kconfig_name_problem(const char *name)
+{
+	for (const char *p = name; *p; p++) {
+		switch (*p) {
+		case ' ':
+		case '\t':
+			return "a blank: kbuild splits CONFIG_EXTRA_FIRMWARE on blanks";
+		case '"':
+			return "a double quote: it ends the kconfig string";
+		case '\\':
+			return "a backslash: kconfig and the assembler read it as an escape";
+		case '$':
+			return "a '$': make expands it";
+		case '#':
+			return "a '#': make reads a comment";
+		case ':':
+		case '%':
+		case '=':
+		case ';':
+		case '\'':
+			return "a character make or the shell reads in a rule";
+		}
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			return "a byte outside printable ASCII";
+	}
+	return NULL;
+}
+
 int fw_kconfig_load(struct fw_kconfig *k, const char *path)
 {
 	struct fw_lines it;
@@ -63,6 +125,11 @@ int fw_kconfig_load(struct fw_kconfig *k, const char *path)
 		eq = memchr(ls, '=', n);
 		if (!eq || ls[0] == '#')
 			continue;
+		if (string_sym(k, ls, eq, le, it.line) < 0) {
+			free(buf);
+			fw_kconfig_free(k);
+			return -ENOMEM;
+		}
 		if (le - eq == 2 && (eq[1] == 'y' || eq[1] == 'm'))
 			set(k, ls, (size_t)(eq - ls), eq[1], it.line);
 		else
@@ -75,6 +142,8 @@ int fw_kconfig_load(struct fw_kconfig *k, const char *path)
 void fw_kconfig_free(struct fw_kconfig *k)
 {
 	free(k->path);
+	free(k->extra_fw);
+	free(k->extra_fw_dir);
 	memset(k, 0, sizeof(*k));
 }
 

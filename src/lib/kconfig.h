@@ -13,11 +13,19 @@ struct fw_kconfig {
 	/* Each symbol: 'y', 'm', 'n' (is not set), or 0 if absent; and its line. */
 	char compress, xz, zstd;
 	unsigned compress_line, xz_line, zstd_line;
+	/* CONFIG_EXTRA_FIRMWARE and _DIR, unquoted (kconfig's \" and \\), or
+	 * NULL when absent; and their lines. */
+	char *extra_fw, *extra_fw_dir;
+	unsigned extra_fw_line, extra_fw_dir_line;
 };
 
 /* Read a kernel config (the /boot/config-* format). 0 or -errno. */
 int fw_kconfig_load(struct fw_kconfig *k, const char *path);
 void fw_kconfig_free(struct fw_kconfig *k);
+/* A name kbuild cannot take in CONFIG_EXTRA_FIRMWARE: the words why
+ * ("a space", ...), or NULL. The value is split on blanks, read by make
+ * ('$', '#', ':', '%' mean something there) and put in a C string. */
+const char *fw_kconfig_name_problem(const char *name);
 bool fw_kconfig_accepts(const struct fw_kconfig *k, enum fw_compress c);
 /* --compress=auto: zstd if the loader takes it, else xz, else none. */
 enum fw_compress fw_kconfig_best(const struct fw_kconfig *k);

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist modules: the firmware kernel modules request, and where each name is in the tree. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "fwdist.h"
+#include "json.h"
+#include "modinfo.h"
+#include "modmap.h"
+#include "plan.h"
+#include "util.h"
+
+static void help(void)
+{
+	printf("Usage: fwdist [-C DIR] modules [--kernel-release R | --modules-dir DIR | FILE.ko...]\n"
+	       "                      [--compress=none|xz|zstd] [--write-map] [--json]\n"
+	       "\n"
+	       "Read the .modinfo section of kernel modules (.ko, .ko.xz, .ko.zst) and say,\n"
+	       "for each firmware name they request, where an install of the tree puts it\n"
+	       "(package, stored name, the link it goes through) or that it is missing.\n"
+	       "Names of one module that differ only in the number before the extension\n"
+	       "(iwlwifi-cc-a0-72.ucode, -71.ucode, ...) are alternatives: their group is\n"
+	       "satisfied when one member is in the tree.\n"
+	       "\n"
+	       "  --kernel-release R  the modules of /lib/modules/R\n"
+	       "  --modules-dir DIR   every module below DIR\n"
+	       "  --compress=C        the install to describe: none (default), xz or zstd\n"
+	       "  --write-map         write manifests/modules: for each name WHENCE lists,\n"
+	       "                      the modules requesting it and their modaliases\n"
+	       "  --json              machine-readable output\n"
+	       "\n"
+	       "Exit status 1 when a module cannot be read, a name a driver needs is\n"
+	       "missing, or no member of an alternative group is in the tree.\n");
+}
+
+struct opts {
+	const char *release, *dir;
+	enum fw_compress comp;
+	bool write_map;
+};
+
+static int option(void *ctx, int c, const char *arg)
+{
+	struct opts *o = ctx;
+
+	switch (c) {
+	case 'r':
+		o->release = arg;
+		return EXIT_OK;
+	case 'm':
+		o->dir = arg;
+		return EXIT_OK;
+	case 'c':
+		if (fw_compress_parse(arg, &o->comp) < 0)
+			return fw_usage("modules", "--compress takes none, xz or zstd, not '%s'", arg);
+		return EXIT_OK;
+	case 'w':
+		o->write_map = true;
+		return EXIT_OK;
+	}
+	return EXIT_USAGE;
+}
+
+/* What the tree does with one name. */
+enum status { ST_FOUND, ST_MISSING, ST_ALT_MISSING, ST_NOT_INSTALLED };
+static const char *const status_name[] = { "found", "missing", "alternative-missing",
+					   "not-installable" };
+
+static void json_mods(const struct fw_modset *s, const struct fw_fwreq *q)
+{
+	printf("[");
+	for (size_t k = 0; k < q->nmods; k++) {
+		printf("%s", k ? "," : "");
+		fw_json_str(stdout, s->v[q->mods[k]].name);
+	}
+	printf("]");
+}
+
+static void text_mods(const struct fw_modset *s, const struct fw_fwreq *q)
+{
+	printf("  (");
+	for (size_t k = 0; k < q->nmods; k++)
+		printf("%s%s", k ? " " : "", s->v[q->mods[k]].name);
+	printf(")\n");
+}
+
+static int write_map(const struct fw_tree *t, const struct fw_modset *s)
+{
+	struct fw_modmap m = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < s->n && r == 0; i++)
+		for (size_t j = 0; j < s->v[i].nfirmware && r == 0; j++)
+			if (fw_tree_find(t, s->v[i].firmware[j]))
+				r = fw_modmap_add(&m, s->v[i].firmware[j], s->v[i].name, s->v[i].alias,
+						  s->v[i].nalias);
+	if (r == 0)
+		r = fw_modmap_format(&m, &buf, &len);
+	if (r == 0)
+		r = fw_write_atomic(t->rootfd, FW_TREE_MODMAP, buf, len, 0644);
+	if (r < 0)
+		fw_err("modules: cannot write %s: %s", FW_TREE_MODMAP, strerror(-r));
+	free(buf);
+	fw_modmap_free(&m);
+	return r;
+}
+
+int cmd_modules(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "kernel-release", required_argument, NULL, 'r' },
+		{ "modules-dir", required_argument, NULL, 'm' },
+		{ "compress", required_argument, NULL, 'c' },
+		{ "write-map", no_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fw_cli cli = FW_CLI_INIT("modules", FW_CLI_JSON);
+	struct opts o = { .comp = FW_COMP_NONE };
+	struct fw_diag d = { 0 }, md = { 0 };
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	struct fw_modset s = { 0 };
+	struct fw_fwreqs q = { 0 };
+	struct fw_plan p = { 0 };
+	bool have_plan = false;
+	enum status *st = NULL;
+	size_t nfound = 0, nmissing = 0, nalt = 0, nsat = 0, nneeded_missing = 0;
+	char *dir = NULL;
+	int ret, r;
+
+	cli.takes_args = true;
+	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	if (ret >= 0)
+		goto out;
+	if (!!o.release + !!o.dir + !!cli.nargs != 1) {
+		ret = fw_usage("modules", "give one of --kernel-release R, --modules-dir DIR or FILE.ko...");
+		goto out;
+	}
+	ret = fw_cli_prepare(&cli, &t, &d, NULL);
+	if (ret != EXIT_OK)
+		goto out;
+	if (o.release) {
+		if (strchr(o.release, '/') || !strcmp(o.release, "..") || !*o.release) {
+			ret = fw_usage("modules", "--kernel-release takes a release, not a path");
+			goto out;
+		}
+		dir = fw_asprintf("/lib/modules/%s", o.release);
+	}
+	if (o.release || o.dir) {
+		r = fw_modset_add_dir(&s, dir ? dir : o.dir, &md);
+	} else {
+		r = 0;
+		for (size_t i = 0; i < cli.nargs && r == 0; i++)
+			r = fw_modset_add_file(&s, AT_FDCWD, cli.args[i], &md);
+	}
+	fw_print_diag(&md);
+	if (r == -ENOMEM)
+		goto nomem;
+	if (r < 0) {
+		ret = EXIT_FINDING;
+		goto out;
+	}
+	struct fw_plan_opts po = { .sel = cli.sel, .comp = o.comp, .no_licences = true };
+	if (fw_fwreqs_build(&q, &s) < 0 || fw_plan_build(&p, &t, &po, NULL) < 0)
+		goto nomem;
+	have_plan = true;
+	st = calloc(q.n ? q.n : 1, sizeof(*st));
+	if (!st)
+		goto nomem;
+	for (size_t i = 0; i < q.n; i++) {
+		const struct fw_plan_entry *e = fw_plan_find_name(&p, q.v[i].name);
+
+		if (e && (e->blob || e->kind == FW_PLAN_FILE))
+			st[i] = ST_FOUND, nfound++;
+		else if (fw_tree_find(&t, q.v[i].name))
+			st[i] = ST_NOT_INSTALLED, nmissing++;
+		else
+			st[i] = ST_MISSING, nmissing++;
+	}
+	for (size_t g = 0; g < q.ng; g++) {
+		bool sat = false;
+
+		for (size_t k = 0; k < q.g[g].nmembers; k++)
+			sat |= st[q.g[g].members[k]] == ST_FOUND;
+		nsat += sat;
+		if (sat)
+			for (size_t k = 0; k < q.g[g].nmembers; k++)
+				if (st[q.g[g].members[k]] != ST_FOUND)
+					st[q.g[g].members[k]] = ST_ALT_MISSING;
+	}
+	for (size_t i = 0; i < q.n; i++) {
+		nalt += st[i] == ST_ALT_MISSING;
+		nneeded_missing += st[i] == ST_MISSING || st[i] == ST_NOT_INSTALLED;
+	}
+
+	if (fw_json)
+		printf("{\"modules\":%zu,\"unreadable\":%zu,\"firmware\":[", s.n, s.bad);
+	for (size_t i = 0; i < q.n; i++) {
+		const struct fw_fwreq *x = &q.v[i];
+		const struct fw_plan_entry *e = fw_plan_find_name(&p, x->name);
+
+		if (fw_json) {
+			printf("%s{\"name\":", i ? "," : "");
+			fw_json_str(stdout, x->name);
+			printf(",\"status\":\"%s\"", status_name[st[i]]);
+			if (st[i] == ST_FOUND) {
+				printf(",\"package\":");
+				fw_json_str(stdout, fw_plan_package(&p, e));
+				printf(",\"installed\":");
+				fw_json_str(stdout, e->final);
+				printf(",\"compress\":\"%s\",\"link\":", fw_compress_name(e->comp));
+				if (e->kind == FW_PLAN_LINK)
+					fw_json_str(stdout, e->target);
+				else
+					printf("null");
+			}
+			printf(",\"group\":");
+			if (x->group >= 0)
+				fw_json_str(stdout, q.g[x->group].pattern);
+			else
+				printf("null");
+			printf(",\"modules\":");
+			json_mods(&s, x);
+			printf("}");
+			continue;
+		}
+		printf("%-8s %s", st[i] == ST_FOUND ? "found" : st[i] == ST_ALT_MISSING ? "alt" :
+				  st[i] == ST_NOT_INSTALLED ? "refused" : "missing",
+		       fw_esc(x->name));
+		if (st[i] == ST_FOUND) {
+			printf(": %s, %s %s", fw_plan_package(&p, e),
+			       e->kind == FW_PLAN_LINK ? "link" : "file", fw_esc(e->final));
+			if (e->kind == FW_PLAN_LINK)
+				printf(" -> %s", fw_esc(e->target));
+		} else if (st[i] == ST_NOT_INSTALLED) {
+			printf(": in WHENCE, not installable");
+		}
+		text_mods(&s, x);
+	}
+	if (fw_json)
+		printf("],\"groups\":[");
+	for (size_t g = 0; g < q.ng; g++) {
+		const struct fw_fwgroup *x = &q.g[g];
+		long by = -1;
+
+		for (size_t k = x->nmembers; k-- > 0;)
+			if (st[x->members[k]] == ST_FOUND && by < 0)
+				by = (long)x->members[k];
+		if (fw_json) {
+			printf("%s{\"module\":", g ? "," : "");
+			fw_json_str(stdout, s.v[x->module].name);
+			printf(",\"pattern\":");
+			fw_json_str(stdout, x->pattern);
+			printf(",\"members\":%zu,\"satisfied\":%s,\"by\":", x->nmembers,
+			       by >= 0 ? "true" : "false");
+			if (by >= 0)
+				fw_json_str(stdout, q.v[by].name);
+			else
+				printf("null");
+			printf("}");
+		} else if (by >= 0) {
+			printf("group    %s: %s: satisfied by %s (%zu alternatives)\n",
+			       s.v[x->module].name, fw_esc(x->pattern), fw_esc(q.v[by].name),
+			       x->nmembers);
+		} else {
+			printf("group    %s: %s: none of %zu alternatives in the tree\n",
+			       s.v[x->module].name, fw_esc(x->pattern), x->nmembers);
+		}
+	}
+	if (fw_json)
+		printf("],\"summary\":{\"names\":%zu,\"found\":%zu,\"missing\":%zu,"
+		       "\"alternatives_missing\":%zu,\"groups\":%zu,\"satisfied\":%zu}}\n",
+		       q.n, nfound, nmissing, nalt, q.ng, nsat);
+	else
+		printf("%zu modules (%zu unreadable), %zu firmware names: %zu found, %zu missing "
+		       "(%zu of them alternatives); %zu alternative groups, %zu satisfied\n",
+		       s.n + s.bad, s.bad, q.n, nfound, nmissing, nalt, q.ng, nsat);
+	ret = s.bad || nneeded_missing || d.n ? EXIT_FINDING : EXIT_OK;
+	if (o.write_map && write_map(&t, &s) < 0)
+		ret = EXIT_FINDING;
+	goto out;
+nomem:
+	fw_err("modules: out of memory");
+	ret = EXIT_FINDING;
+out:
+	free(st);
+	free(dir);
+	if (have_plan)
+		fw_plan_free(&p);
+	fw_fwreqs_free(&q);
+	fw_modset_free(&s);
+	fw_cli_free(&cli);
+	fw_tree_free(&t);
+	fw_diag_free(&d);
+	fw_diag_free(&md);
+	return ret;
+}
