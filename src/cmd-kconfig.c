@@ -310,6 +310,8 @@ static int prepare(const struct fw_tree *t, const struct fw_plan_entry **v, size
 		r = -errno;
 		goto fail;
 	}
+	/* Its own mark (KCONFIG_MARK) says whose it is, not install's. */
+	unlinkat(tfd, FW_STAGE_MARK, 0);
 	mark = open_memstream(&mtext, &mlen);
 	if (!mark) {
 		r = -ENOMEM;
