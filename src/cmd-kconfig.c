@@ -13,14 +13,11 @@
 #include "fsutil.h"
 #include "fwdist.h"
 #include "json.h"
-#include "kconfig.h"
+#include "kbuild.h"
 #include "modinfo.h"
 #include "plan.h"
 #include "util.h"
 
-/* Written into a prepared directory: only a directory holding it is ever
- * replaced, so --output cannot wipe a directory fwdist did not make. */
-#define KCONFIG_MARK ".fwdist-kconfig"
 
 static void help(void)
 {
@@ -83,289 +80,47 @@ static int option(void *ctx, int c, const char *arg)
 	return EXIT_USAGE;
 }
 
-/* Why the tree cannot serve name to a kernel build, or NULL. */
-static const char *why_not(const struct fw_tree *t, const struct fw_plan *p, const char *name)
+/* --check CONFIG: every name of its CONFIG_EXTRA_FIRMWARE, and why the tree
+ * cannot serve it. */
+static int check_config(const struct fw_plan *p, const char *config)
 {
-	const struct fw_plan_entry *e = fw_plan_find_name(p, name);
-	const struct fw_name *x;
-
-	if (e && e->blob)
-		return NULL;
-	if (e)
-		return "a link to a directory, not a file";
-	x = fw_tree_find(t, name);
-	if (!x || (x->blob < 0 && x->link < 0))
-		return "absent: not in the tree";
-	if (x->blob >= 0 && t->blobs[x->blob].cat == FW_CAT_UNDISTRIBUTABLE)
-		return "undistributable: the tree never ships it";
-	if (x->link >= 0 && t->links[x->link].blob >= 0 &&
-	    t->blobs[t->links[x->link].blob].cat == FW_CAT_UNDISTRIBUTABLE)
-		return "undistributable: the tree never ships its target";
-	return "not installable (no package, or a finding of fwdist check)";
-}
-
-static int check_config(const struct fw_tree *t, const struct fw_plan *p, const char *config)
-{
-	struct fw_kconfig k;
+	struct fw_kbuild_report rep;
 	struct fw_diag d = { 0 };
-	int dirfd = -1, r;
-	size_t nnames = 0, nbad = 0;
-	char *copy, *save = NULL;
+	int r = fw_kbuild_check(p, config, &rep);
 
-	r = fw_kconfig_load(&k, config);
 	if (r < 0) {
 		fw_err("kconfig: %s: cannot read: %s", config, strerror(-r));
 		return EXIT_FINDING;
 	}
-	if (k.extra_fw_dir && *k.extra_fw_dir)
-		dirfd = open(k.extra_fw_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	copy = strdup(k.extra_fw ? k.extra_fw : "");
-	if (!copy) {
-		fw_kconfig_free(&k);
-		fw_err("out of memory");
-		return EXIT_FINDING;
-	}
-	if (fw_json)
-		printf("{\"config\":");
 	if (fw_json) {
+		printf("{\"config\":");
 		fw_json_str(stdout, config);
 		printf(",\"names\":[");
 	}
-	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		const char *why = why_not(t, p, w);
-		int fd;
-
-		nnames++;
-		if (!why && dirfd >= 0) {
-			/* The build reads CONFIG_EXTRA_FIRMWARE_DIR, not the tree:
-			 * a name there only as .xz/.zst cannot be embedded. */
-			fd = fw_open_resolve(dirfd, w, O_RDONLY);
-			if (fd >= 0) {
-				close(fd);
-			} else {
-				char *xz = fw_asprintf("%s.xz", w), *zst = fw_asprintf("%s.zst", w);
-				int fx = xz ? fw_open_resolve(dirfd, xz, O_RDONLY) : -ENOMEM;
-				int fz = zst ? fw_open_resolve(dirfd, zst, O_RDONLY) : -ENOMEM;
-
-				why = fx >= 0 || fz >= 0 ? "only compressed in CONFIG_EXTRA_FIRMWARE_DIR" :
-							   "not in CONFIG_EXTRA_FIRMWARE_DIR";
-				if (fx >= 0)
-					close(fx);
-				if (fz >= 0)
-					close(fz);
-				free(xz);
-				free(zst);
-			}
-		}
+	for (size_t i = 0; i < rep.n; i++) {
 		if (fw_json) {
-			printf("%s{\"name\":", nnames > 1 ? "," : "");
-			fw_json_str(stdout, w);
+			printf("%s{\"name\":", i ? "," : "");
+			fw_json_str(stdout, rep.v[i].name);
 			printf(",\"problem\":");
-			if (why)
-				fw_json_str(stdout, why);
+			if (rep.v[i].why)
+				fw_json_str(stdout, rep.v[i].why);
 			else
 				printf("null");
 			printf("}");
 		}
-		if (why) {
-			nbad++;
-			fw_diag_add(&d, config, k.extra_fw_line, "CONFIG_EXTRA_FIRMWARE: %s: %s",
-				    fw_esc(w), why);
-		}
+		if (rep.v[i].why)
+			fw_diag_add(&d, config, rep.line, "CONFIG_EXTRA_FIRMWARE: %s: %s",
+				    fw_esc(rep.v[i].name), rep.v[i].why);
 	}
 	if (fw_json)
-		printf("],\"served\":%zu,\"problems\":%zu}\n", nnames - nbad, nbad);
+		printf("],\"served\":%zu,\"problems\":%zu}\n", rep.n - rep.bad, rep.bad);
 	else
 		printf("%s: CONFIG_EXTRA_FIRMWARE: %zu names, %zu served by the tree, %zu not\n",
-		       config, nnames, nnames - nbad, nbad);
+		       config, rep.n, rep.n - rep.bad, rep.bad);
 	fw_print_diag(&d);
 	fw_diag_free(&d);
-	if (dirfd >= 0)
-		close(dirfd);
-	free(copy);
-	fw_kconfig_free(&k);
-	return nbad ? EXIT_FINDING : EXIT_OK;
-}
-
-/* Copy the bytes of e (a blob, or a link's target) to dirfd/name, checked
- * against the manifest's digest as they are copied. 0 or -errno. */
-static int put_file(const struct fw_tree *t, const struct fw_plan_entry *e, int dirfd)
-{
-	const char *leaf;
-	char tmp[PATH_MAX];
-	uint8_t dig[FW_SHA256_LEN];
-	int pfd, src, fd, r;
-
-	src = fw_open_beneath(t->fwfd, e->blob->e->name, O_RDONLY, 0);
-	if (src < 0)
-		return src;
-	pfd = fw_open_parent(dirfd, e->name, 1, &leaf);
-	if (pfd < 0) {
-		close(src);
-		return pfd;
-	}
-	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
-	if (fd < 0) {
-		r = fd;
-		goto out;
-	}
-	r = fw_copy_compress(src, fd, FW_COMP_NONE, e->size, dig, NULL);
-	if (r == 0 && memcmp(dig, e->sha256, sizeof(dig)) != 0)
-		r = -EBADMSG;
-	if (r < 0) {
-		close(fd);
-		unlinkat(pfd, tmp, 0);
-		goto out;
-	}
-	r = fw_tmp_commit(pfd, fd, tmp, leaf, 0644);
-	close(fd);
-out:
-	close(src);
-	close(pfd);
-	return r;
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct fw_plan_entry *x = *(const struct fw_plan_entry *const *)a;
-	const struct fw_plan_entry *y = *(const struct fw_plan_entry *const *)b;
-
-	return strcmp(x->name, y->name);
-}
-
-/* Build the directory under a temporary name beside out, then rename it
- * into place (exchanging it with an old one kconfig made). */
-static int prepare(const struct fw_tree *t, const struct fw_plan_entry **v, size_t n,
-		   const char *out, char **abs)
-{
-	char *dir = strdup(out), *leafp, *base;
-	char tmp[PATH_MAX], real[PATH_MAX];
-	const char *parent, *leaf;
-	struct stat st;
-	int pfd = -1, tfd = -1, r = 0;
-	FILE *mark = NULL;
-	char *mtext = NULL;
-	size_t mlen = 0;
-
-	*abs = NULL;
-	if (!dir)
-		return -ENOMEM;
-	while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
-		dir[strlen(dir) - 1] = '\0';
-	leafp = strrchr(dir, '/');
-	if (leafp) {
-		*leafp = '\0';
-		parent = leafp == dir ? "/" : dir;
-		leaf = leafp + 1;
-	} else {
-		parent = ".";
-		leaf = dir;
-	}
-	if (!*leaf || !strcmp(leaf, ".") || !strcmp(leaf, "..")) {
-		fw_err("kconfig: --output %s: name a directory to create", out);
-		r = -EINVAL;
-		goto out;
-	}
-	/* The parent is the caller's, taken as given (like DESTDIR); below
-	 * it nothing is followed. */
-	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0 || !realpath(parent, real)) {
-		r = -errno;
-		fw_err("kconfig: %s: %s", parent, strerror(-r));
-		goto out;
-	}
-	base = fw_asprintf("%s%s%s", real, strcmp(real, "/") ? "/" : "", leaf);
-	if (!base) {
-		r = -ENOMEM;
-		goto out;
-	}
-	*abs = base;
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			fw_err("kconfig: %s: %s", out, S_ISLNK(st.st_mode) ?
-				       "a symlink is in the way; refusing to follow it" :
-				       "not a directory");
-			r = -EEXIST;
-			goto out;
-		}
-		int ofd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		bool ours = ofd >= 0 && faccessat(ofd, KCONFIG_MARK, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-
-		if (ofd >= 0)
-			close(ofd);
-		if (!ours) {
-			fw_err("kconfig: %s exists and was not made by fwdist kconfig; refusing to replace it",
-			       out);
-			r = -EEXIST;
-			goto out;
-		}
-	}
-	r = fw_tmp_mkdir(pfd, leaf, tmp, sizeof(tmp));
-	if (r < 0) {
-		fw_err("kconfig: %s: cannot create a directory beside it: %s", out, strerror(-r));
-		goto out;
-	}
-	tfd = openat(pfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (tfd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	/* Its own mark (KCONFIG_MARK) says whose it is, not install's. */
-	unlinkat(tfd, FW_STAGE_MARK, 0);
-	mark = open_memstream(&mtext, &mlen);
-	if (!mark) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	fprintf(mark, "# Made by fwdist kconfig for CONFIG_EXTRA_FIRMWARE_DIR; the names:\n");
-	for (size_t i = 0; i < n; i++) {
-		r = put_file(t, v[i], tfd);
-		if (r < 0) {
-			fw_err("kconfig: %s: %s", fw_esc(v[i]->name),
-			       r == -EBADMSG ? "content differs from manifests/checksums" :
-			       r == -ESTALE ? "size differs from manifests/checksums" :
-					      strerror(-r));
-			goto fail;
-		}
-		fprintf(mark, "%s\n", v[i]->name);
-	}
-	if (fclose(mark) != 0) {
-		mark = NULL;
-		r = -ENOMEM;
-		goto fail;
-	}
-	mark = NULL;
-	r = fw_write_atomic(tfd, KCONFIG_MARK, mtext, mlen, 0644);
-	if (r < 0)
-		goto fail;
-	if (fsync(tfd) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	/* Publish: a new name is renamed into place; an old directory is
-	 * exchanged with the new one in one step, then removed. */
-	if (renameat2(pfd, tmp, pfd, leaf, RENAME_NOREPLACE) < 0) {
-		if (errno != EEXIST || renameat2(pfd, tmp, pfd, leaf, RENAME_EXCHANGE) < 0) {
-			r = -errno;
-			goto fail;
-		}
-		fw_rm_rf_at(pfd, tmp);
-	}
-	fsync(pfd);
-	goto out;
-fail:
-	if (r < 0 && r != -EBADMSG && r != -ESTALE)
-		fw_err("kconfig: %s: %s", out, strerror(-r));
-	fw_rm_rf_at(pfd, tmp);
-out:
-	if (mark)
-		fclose(mark);
-	free(mtext);
-	if (tfd >= 0)
-		close(tfd);
-	if (pfd >= 0)
-		close(pfd);
-	free(dir);
+	r = rep.bad ? EXIT_FINDING : EXIT_OK;
+	fw_kbuild_report_free(&rep);
 	return r;
 }
 
@@ -410,7 +165,7 @@ int cmd_kconfig(int argc, char **argv)
 		goto nomem;
 	have_plan = true;
 	if (o.check) {
-		ret = check_config(&t, &p, o.check);
+		ret = check_config(&p, o.check);
 		if (ret == EXIT_OK && d.n)
 			ret = EXIT_FINDING;
 		goto out;
@@ -436,7 +191,7 @@ int cmd_kconfig(int argc, char **argv)
 		/* Names given: each must be served; modules' names the tree
 		 * lacks are what `fwdist modules` reports, not an error here. */
 		for (size_t i = 0; i < cli.nargs; i++) {
-			const char *why = why_not(&t, &p, cli.args[i]);
+			const char *why = fw_kbuild_why_not(&p, cli.args[i]);
 
 			if (why) {
 				fw_diag_add(&md, cli.args[i], 0, "%s", why);
@@ -447,7 +202,7 @@ int cmd_kconfig(int argc, char **argv)
 		}
 		for (size_t i = 0; i < s.n; i++)
 			for (size_t j = 0; j < s.v[i].nfirmware; j++)
-				if (!why_not(&t, &p, s.v[i].firmware[j]))
+				if (!fw_kbuild_why_not(&p, s.v[i].firmware[j]))
 					v[n++] = fw_plan_find_name(&p, s.v[i].firmware[j]);
 	} else {
 		for (size_t i = 0; i < p.nnames; i++)
@@ -455,21 +210,13 @@ int cmd_kconfig(int argc, char **argv)
 				v[n++] = &p.v[p.by_name[i]];
 	}
 	/* Sorted, each name once (several modules may request one). */
-	qsort(v, n, sizeof(*v), cmp_entry);
-	{
-		size_t w = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (!w || v[w - 1] != v[i])
-				v[w++] = v[i];
-		n = w;
-	}
+	fw_kbuild_sort(v, &n);
 	/* Names kbuild cannot take are left out and reported. */
 	{
 		size_t w = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			const char *why = fw_kconfig_name_problem(v[i]->name);
+			const char *why = fw_kbuild_name_problem(v[i]->name);
 
 			if (why) {
 				fw_diag_add(&md, v[i]->name, 0,
@@ -481,17 +228,17 @@ int cmd_kconfig(int argc, char **argv)
 		}
 		n = w;
 	}
+	r = fw_kbuild_prepare(&p, v, n, o.output, &abs, &md);
 	fw_print_diag(&md);
-	r = prepare(&t, v, n, o.output, &abs);
 	if (r == -ENOMEM)
 		goto nomem;
 	if (r < 0) {
 		ret = EXIT_FINDING;
 		goto out;
 	}
-	if (fw_kconfig_name_problem(abs)) {
+	if (fw_kbuild_name_problem(abs)) {
 		fw_err("kconfig: %s: the path holds %s; kbuild cannot use it", fw_esc(abs),
-		       fw_kconfig_name_problem(abs));
+		       fw_kbuild_name_problem(abs));
 		ret = EXIT_FINDING;
 		goto out;
 	}
