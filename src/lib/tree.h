@@ -26,6 +26,8 @@ struct fw_lic_eval {
 	enum fw_category cat;
 	char *unknown;      /* first id the policy lacks, or NULL */
 	const char *syntax; /* syntax error in the expression, or NULL */
+	char *absent_file;  /* a file the Licence: wording points at ("See LICENCE.foo")
+			     * that is not in the tree, or NULL */
 };
 
 /* What stands at firmware/<name> (looked at once, at load, never followed). */
@@ -45,6 +47,7 @@ enum fw_lic_problem {
 	FW_LP_NO_TEXT = 1u << 3,        /* an id whose LICENSES/<id>.txt is missing or unusable */
 	FW_LP_UNDIST_PRESENT = 1u << 4, /* undistributable, yet the blob is in firmware/ */
 	FW_LP_FREE_NO_SOURCE = 1u << 5, /* a free licence, but no Source: in the block */
+	FW_LP_WORDING_FILE = 1u << 6,   /* the Licence: wording only names a file that is absent */
 };
 
 /* A further package whose split line also takes a blob. */
