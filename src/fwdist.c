@@ -22,6 +22,7 @@ static const struct {
 	{ "install", cmd_install, "verify and install the tree into DESTDIR/lib/firmware" },
 	{ "uninstall", cmd_uninstall, "remove what install put in place, and nothing else" },
 	{ "verify", cmd_verify, "check an installed tree against the manifest" },
+	{ "sbom", cmd_sbom, "CycloneDX or SPDX bill of materials of what an install ships" },
 };
 
 static void usage(FILE *f)

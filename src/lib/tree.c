@@ -619,6 +619,72 @@ const struct fw_text *fw_tree_text(const struct fw_tree *t, const char *id)
 	return p && t->texts ? &t->texts[p - t->policy.v] : NULL;
 }
 
+int fw_tree_read_text(const struct fw_tree *t, const struct fw_text *x, char **bufp, size_t *lenp)
+{
+	uint8_t sum[FW_SHA256_LEN];
+	struct fw_sha256 h;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	*bufp = NULL;
+	*lenp = 0;
+	if (x->err)
+		return x->err;
+	/* The model's size bounds the read: a text grown since is stale. */
+	if (x->size > FW_TEXT_MAX)
+		return -EFBIG;
+	fd = fw_open_beneath(t->rootfd, x->path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return fd;
+	buf = malloc((size_t)x->size + 2);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, (size_t)x->size + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > x->size)
+			break;
+	}
+	buf[len] = '\0';
+	r = fw_sha256_init(&h);
+	if (r == 0) {
+		r = fw_sha256_update(&h, buf, len);
+		if (r == 0)
+			r = fw_sha256_final(&h, sum);
+		fw_sha256_free(&h);
+	}
+	if (r < 0)
+		goto fail;
+	if (len != x->size || memcmp(sum, x->sha256, FW_SHA256_LEN) != 0) {
+		r = -ESTALE;
+		goto fail;
+	}
+	if (memchr(buf, '\0', len)) {
+		r = -EINVAL;
+		goto fail;
+	}
+	close(fd);
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return r;
+}
+
 const char *fw_text_problem(const struct fw_text *x)
 {
 	static _Thread_local char buf[512];

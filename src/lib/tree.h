@@ -145,6 +145,11 @@ void fw_tree_free(struct fw_tree *t);
 
 /* The licence text of a policy id, or NULL when the policy lacks it. */
 const struct fw_text *fw_tree_text(const struct fw_tree *t, const char *id);
+/* Read a licence text the model loaded (x->err == 0) into a new
+ * NUL-terminated buffer, the way load read it (no symlink followed), and
+ * only if it still has the digest the model took: -ESTALE when it changed
+ * since, -EINVAL when it holds a NUL, else 0 or -errno. */
+int fw_tree_read_text(const struct fw_tree *t, const struct fw_text *x, char **buf, size_t *len);
 /* Why a licence text cannot be shipped, as "licence text LICENSES/X.txt
  * missing" (static wording with the path), or NULL when it is fine. The
  * string is thread-local, valid until the next call. */
