@@ -41,7 +41,7 @@ enum fw_presence {
 /* The licence problems of a blob, as a mask: one rule, worded by
  * fw_licence_problem_text for every report (check, licenses, install). */
 enum fw_lic_problem {
-	FW_LP_NO_LICENCE = 1u << 0,     /* no SPDX-License-Identifier: applies */
+	FW_LP_NO_LICENCE = 1u << 0,     /* no SPDX-License-Identifier line applies */
 	FW_LP_SYNTAX = 1u << 1,         /* the expression does not parse */
 	FW_LP_NOT_IN_POLICY = 1u << 2,  /* an id manifests/licenses lacks (unknown category) */
 	FW_LP_NO_TEXT = 1u << 3,        /* an id whose LICENSES/<id>.txt is missing or unusable */
