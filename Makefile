@@ -106,6 +106,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/planted
 	@FWDIST=$(abspath $(FWDIST)) tests/install/dataloss
 	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
+	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run

@@ -16,7 +16,9 @@ static void help(void)
 	       "Report the licences of the tree's blobs. First every problem blob: no\n"
 	       "licence, a licence missing from manifests/licenses, a licence text missing\n"
 	       "from LICENSES/, an undistributable blob present in firmware/, or a free\n"
-	       "licence without its Source:. Then each licence of the policy with its\n"
+	       "licence without its Source:, or Licence: wording that only names a file\n"
+	       "the tree lacks. Then the blobs and bytes of each category (free, non-free,\n"
+	       "undistributable, unknown), then each licence of the policy with its\n"
 	       "category, the number of blobs under it and the policy's reason. Exit 1 if\n"
 	       "there is any problem.\n"
 	       "\n"
@@ -24,6 +26,24 @@ static void help(void)
 	       "                texts and SPDX expressions shipping them requires\n"
 	       "  --select FILE only the blobs a selection file selects (see install)\n"
 	       "  --json        machine-readable output\n");
+}
+
+/* The categories in report order, and what each counts. */
+static const enum fw_category cats[] = {
+	FW_CAT_FREE, FW_CAT_NONFREE, FW_CAT_UNDISTRIBUTABLE, FW_CAT_UNKNOWN,
+};
+
+struct cat_count {
+	unsigned blobs;
+	unsigned long long bytes;
+};
+
+/* A blob's size: the manifest's, else what firmware/ holds, else 0. */
+static unsigned long long blob_bytes(const struct fw_blob *b)
+{
+	if (b->sum)
+		return b->sum->size;
+	return b->presence == FW_PRESENT ? b->fsize : 0;
 }
 
 struct problem {
@@ -39,6 +59,7 @@ int cmd_licenses(int argc, char **argv)
 	struct problem *probs = NULL;
 	unsigned *counts = NULL;
 	size_t nprobs = 0;
+	struct cat_count cc[FW_ARRAY_SIZE(cats)] = { { 0 } };
 	int ret;
 	bool partial;
 
@@ -64,7 +85,12 @@ int cmd_licenses(int argc, char **argv)
 		const struct fw_blob *b = &t.blobs[i];
 		char *text;
 
-		if (!fw_blob_selected(&t, b, &cli.sel) || !b->lproblems)
+		if (!fw_blob_selected(&t, b, &cli.sel) || b->duplicate)
+			continue;
+		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
+			if (b->cat == cats[k])
+				cc[k].blobs++, cc[k].bytes += blob_bytes(b);
+		if (!b->lproblems)
 			continue;
 		/* The first problem of the blob, in the model's order: the
 		 * rest follow from it or are fixed with it. */
@@ -84,6 +110,10 @@ int cmd_licenses(int argc, char **argv)
 			fw_json_str(stdout, probs[i].text);
 			printf("}");
 		}
+		printf("],\"categories\":[");
+		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
+			printf("%s{\"category\":\"%s\",\"blobs\":%u,\"bytes\":%llu}", k ? "," : "",
+			       fw_category_name(cats[k]), cc[k].blobs, cc[k].bytes);
 		printf("],\"licences\":[");
 		for (size_t i = 0, first = 1; i < t.policy.n; i++) {
 			const struct fw_policy_entry *p = &t.policy.v[i];
@@ -107,6 +137,11 @@ int cmd_licenses(int argc, char **argv)
 				       fw_esc(probs[i].b->e->name), probs[i].text);
 			printf("\n");
 		}
+		printf("%-36s %6s %12s\n", "Category", "Blobs", "Bytes");
+		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
+			printf("%-36s %6u %12llu\n", fw_category_name(cats[k]), cc[k].blobs,
+			       cc[k].bytes);
+		printf("\n");
 		printf("%-36s %-15s %6s  %s\n", "Licence", "Category", "Blobs", "Reason");
 		for (size_t i = 0; i < t.policy.n; i++) {
 			const struct fw_policy_entry *p = &t.policy.v[i];

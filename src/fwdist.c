@@ -24,6 +24,7 @@ static const struct {
 	{ "verify", cmd_verify, "check an installed tree against the manifest" },
 	{ "kconfig", cmd_kconfig, "serve a kernel build: CONFIG_EXTRA_FIRMWARE and its directory, or check a .config" },
 	{ "modules", cmd_modules, "the firmware kernel modules request, and where each is in the tree" },
+	{ "sbom", cmd_sbom, "CycloneDX or SPDX bill of materials of what an install ships" },
 };
 
 static void usage(FILE *f)

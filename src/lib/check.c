@@ -115,6 +115,7 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 		 * line and policy line; these belong to the blob itself. */
 		static const unsigned per_blob[] = {
 			FW_LP_NO_LICENCE, FW_LP_UNDIST_PRESENT, FW_LP_FREE_NO_SOURCE,
+			FW_LP_WORDING_FILE,
 		};
 
 		if (b->duplicate || fw_name_problem(b->e->name))

@@ -347,6 +347,77 @@ static int find_missing_text(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
+/* Is the token a file name as linux-firmware's Licence: lines give them
+ * ("See LICENCE.foo for details.", "See GPL-3 for details.", "See
+ * LICENSES/LicenseRef-x.txt.")? Only these shapes: prose after "see" ("see
+ * below", "see the source") names no file. */
+static bool names_a_file(const char *tok)
+{
+	static const char *const starts[] = { "LICENCE", "LICENSE", "COPYING", "GPL-", "LGPL-" };
+
+	if (strstr(tok, "://"))
+		return false;
+	for (size_t i = 0; i < FW_ARRAY_SIZE(starts); i++)
+		if (strncmp(tok, starts[i], strlen(starts[i])) == 0)
+			return true;
+	return strchr(tok, '/') != NULL;
+}
+
+static bool tree_has_file(const struct fw_tree *t, const char *dir, const char *name)
+{
+	char *path = fw_asprintf("%s%s", dir, name);
+	struct stat st;
+	bool ok;
+
+	if (!path)
+		return true; /* ENOMEM: no finding made up */
+	/* A name that could leave the tree is looked up nowhere: absent. */
+	ok = !fw_name_problem(path) && fstatat(t->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	     S_ISREG(st.st_mode);
+	free(path);
+	return ok;
+}
+
+/* The file a licence group's Licence: wording points at ("See X"), when the
+ * tree has no such file, neither at its top nor in LICENSES/: the wording
+ * then gives no terms at all. Only the first "See X" of the text counts. */
+static int wording_files(struct fw_tree *t)
+{
+	for (size_t i = 0; i < t->whence.nlicences; i++) {
+		const char *s = t->whence.licences[i].text;
+		const char *p;
+
+		if (!s)
+			continue;
+		for (p = s; (p = strcasestr(p, "see ")); p += 4) {
+			const char *q, *e;
+			char *tok;
+
+			if (p > s && p[-1] != ' ' && p[-1] != '(' && p[-1] != '.' && p[-1] != ',')
+				continue;
+			for (q = p + 4; *q == ' ' || *q == '(' || *q == '`' || *q == '"' || *q == '\''; q++)
+				;
+			for (e = q; *e && *e != ' ' && *e != '`' && *e != '"' && *e != '\''; e++)
+				;
+			while (e > q && strchr(".,;:)", e[-1]))
+				e--;
+			tok = fw_strndup(q, (size_t)(e - q));
+			if (!tok)
+				return -ENOMEM;
+			if (!names_a_file(tok)) {
+				free(tok);
+				continue;
+			}
+			if (!tree_has_file(t, "", tok) && !tree_has_file(t, FW_TREE_LICENSES "/", tok))
+				t->levals[i].absent_file = tok;
+			else
+				free(tok);
+			break;
+		}
+	}
+	return 0;
+}
+
 /* The licence rules, in one place: what makes a blob's licence a problem. */
 static void licence_problems(struct fw_tree *t)
 {
@@ -380,6 +451,8 @@ static void licence_problems(struct fw_tree *t)
 			if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
 				m |= FW_LP_FREE_NO_SOURCE;
 		}
+		if (b->e->licence && t->levals[b->e->licence - 1].absent_file)
+			m |= FW_LP_WORDING_FILE;
 		b->lproblems = m;
 	}
 }
@@ -525,6 +598,8 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 		r = load_texts(t);
 	}
 	if (r == 0)
+		r = wording_files(t);
+	if (r == 0)
 		licence_problems(t);
 	return r;
 }
@@ -532,7 +607,7 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 void fw_tree_free(struct fw_tree *t)
 {
 	for (size_t i = 0; t->levals && i < t->whence.nlicences; i++)
-		free(t->levals[i].unknown);
+		free(t->levals[i].unknown), free(t->levals[i].absent_file);
 	free(t->levals);
 	for (size_t i = 0; i < t->nlinks; i++)
 		free(t->links[i].resolved);
@@ -565,6 +640,72 @@ const struct fw_text *fw_tree_text(const struct fw_tree *t, const char *id)
 	const struct fw_policy_entry *p = fw_policy_find(&t->policy, id);
 
 	return p && t->texts ? &t->texts[p - t->policy.v] : NULL;
+}
+
+int fw_tree_read_text(const struct fw_tree *t, const struct fw_text *x, char **bufp, size_t *lenp)
+{
+	uint8_t sum[FW_SHA256_LEN];
+	struct fw_sha256 h;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	*bufp = NULL;
+	*lenp = 0;
+	if (x->err)
+		return x->err;
+	/* The model's size bounds the read: a text grown since is stale. */
+	if (x->size > FW_TEXT_MAX)
+		return -EFBIG;
+	fd = fw_open_beneath(t->rootfd, x->path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return fd;
+	buf = malloc((size_t)x->size + 2);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, (size_t)x->size + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > x->size)
+			break;
+	}
+	buf[len] = '\0';
+	r = fw_sha256_init(&h);
+	if (r == 0) {
+		r = fw_sha256_update(&h, buf, len);
+		if (r == 0)
+			r = fw_sha256_final(&h, sum);
+		fw_sha256_free(&h);
+	}
+	if (r < 0)
+		goto fail;
+	if (len != x->size || memcmp(sum, x->sha256, FW_SHA256_LEN) != 0) {
+		r = -ESTALE;
+		goto fail;
+	}
+	if (memchr(buf, '\0', len)) {
+		r = -EINVAL;
+		goto fail;
+	}
+	close(fd);
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return r;
 }
 
 const char *fw_text_problem(const struct fw_text *x)
@@ -606,6 +747,9 @@ char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, 
 				   spdx);
 	case FW_LP_FREE_NO_SOURCE:
 		return fw_asprintf("free licence (%s) but no Source: for it in its block", spdx);
+	case FW_LP_WORDING_FILE:
+		return fw_asprintf("its Licence: wording only names %s, which is not in the tree",
+				   fw_esc(t->levals[b->e->licence - 1].absent_file));
 	}
 	return strdup("unknown licence problem");
 }

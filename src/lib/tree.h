@@ -26,6 +26,8 @@ struct fw_lic_eval {
 	enum fw_category cat;
 	char *unknown;      /* first id the policy lacks, or NULL */
 	const char *syntax; /* syntax error in the expression, or NULL */
+	char *absent_file;  /* a file the Licence: wording points at ("See LICENCE.foo")
+			     * that is not in the tree, or NULL */
 };
 
 /* What stands at firmware/<name> (looked at once, at load, never followed). */
@@ -39,12 +41,13 @@ enum fw_presence {
 /* The licence problems of a blob, as a mask: one rule, worded by
  * fw_licence_problem_text for every report (check, licenses, install). */
 enum fw_lic_problem {
-	FW_LP_NO_LICENCE = 1u << 0,     /* no SPDX-License-Identifier: applies */
+	FW_LP_NO_LICENCE = 1u << 0,     /* no SPDX-License-Identifier line applies */
 	FW_LP_SYNTAX = 1u << 1,         /* the expression does not parse */
 	FW_LP_NOT_IN_POLICY = 1u << 2,  /* an id manifests/licenses lacks (unknown category) */
 	FW_LP_NO_TEXT = 1u << 3,        /* an id whose LICENSES/<id>.txt is missing or unusable */
 	FW_LP_UNDIST_PRESENT = 1u << 4, /* undistributable, yet the blob is in firmware/ */
 	FW_LP_FREE_NO_SOURCE = 1u << 5, /* a free licence, but no Source: in the block */
+	FW_LP_WORDING_FILE = 1u << 6,   /* the Licence: wording only names a file that is absent */
 };
 
 /* A further package whose split line also takes a blob. */
@@ -151,6 +154,11 @@ void fw_tree_free(struct fw_tree *t);
 
 /* The licence text of a policy id, or NULL when the policy lacks it. */
 const struct fw_text *fw_tree_text(const struct fw_tree *t, const char *id);
+/* Read a licence text the model loaded (x->err == 0) into a new
+ * NUL-terminated buffer, the way load read it (no symlink followed), and
+ * only if it still has the digest the model took: -ESTALE when it changed
+ * since, -EINVAL when it holds a NUL, else 0 or -errno. */
+int fw_tree_read_text(const struct fw_tree *t, const struct fw_text *x, char **buf, size_t *len);
 /* Why a licence text cannot be shipped, as "licence text LICENSES/X.txt
  * missing" (static wording with the path), or NULL when it is fine. The
  * string is thread-local, valid until the next call. */
