@@ -230,8 +230,12 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 			break;
 		}
 	}
-	if (ret < 0 && optind < argc)
-		ret = fw_usage(c->cmd, "unexpected argument '%s'", argv[optind]);
+	if (ret < 0 && optind < argc && (size_t)(argc - optind) > c->max_args)
+		ret = fw_usage(c->cmd, "unexpected argument '%s'", argv[optind + (int)c->max_args]);
+	if (ret < 0) {
+		c->args = argv + optind;
+		c->nargs = (size_t)(argc - optind);
+	}
 	free(opts);
 	free(sopts);
 	return ret;

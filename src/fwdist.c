@@ -22,6 +22,9 @@ static const struct {
 	{ "install", cmd_install, "verify and install the tree into DESTDIR/lib/firmware" },
 	{ "uninstall", cmd_uninstall, "remove what install put in place, and nothing else" },
 	{ "verify", cmd_verify, "check an installed tree against the manifest" },
+	{ "pack", cmd_pack, "build a sectioned firmware image (fwimage(5)), binary, ihex or HEX" },
+	{ "unpack", cmd_unpack, "write the sections of a fwimage back out, bit-exact" },
+	{ "info", cmd_info, "describe a firmware image: fwimage, Intel HEX, binary ihex, tg3" },
 };
 
 static void usage(FILE *f)

@@ -12,5 +12,8 @@ int cmd_licenses(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
+int cmd_unpack(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif
