@@ -18,7 +18,9 @@ static void help(void)
 	       "HEX text (records checked), the kernel's binary ihex records (.fw files of\n"
 	       "the EZ-USB and 8051 drivers), or a tg3 header (three big-endian u32:\n"
 	       "version, start address, length including bss; length 0xffffffff: the\n"
-	       "fragmented 57766 form). Anything else is 'unknown', which is no error.\n"
+	       "fragmented 57766 form; recognised for names starting with tg3, as the\n"
+	       "driver requests them, since the header has no magic). Anything else is\n"
+	       "'unknown', which is no error.\n"
 	       "A malformed image, or a tg3 length that disagrees with the file size, is\n"
 	       "a finding (exit 1).\n"
 	       "\n"
@@ -163,7 +165,7 @@ int cmd_info(int argc, char **argv)
 			ret = EXIT_FINDING;
 			continue;
 		}
-		f = forced >= 0 ? (enum fw_blob_format)forced : fw_image_detect(buf, len);
+		f = forced >= 0 ? (enum fw_blob_format)forced : fw_image_detect(file, buf, len);
 		/* A tg3 file whose length disagrees is still described: that is
 		 * the finding, and it is printed with the numbers. */
 		if (f != FW_BF_UNKNOWN && fw_image_validate(f, buf, len, file, &d) &&

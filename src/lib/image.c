@@ -2,6 +2,7 @@
 /* Firmware images: section sources (raw, ELF, Intel HEX, binary ihex), renderers, legacy formats. */
 #include "image.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -703,21 +704,30 @@ static bool ihexbin_ok(const uint8_t *buf, size_t len, unsigned *nrec)
 	return k == 0 && *nrec > 0;
 }
 
-enum fw_blob_format fw_image_detect(const uint8_t *buf, size_t len)
+enum fw_blob_format fw_image_detect(const char *name, const uint8_t *buf, size_t len)
 {
-	struct fwimage_tg3 t;
+	const char *base = name ? strrchr(name, '/') : NULL;
 	unsigned nrec;
+	size_t i;
 
+	base = base ? base + 1 : name;
 	if (len >= FWIMAGE_MAGIC_LEN && memcmp(buf, FWIMAGE_MAGIC, FWIMAGE_MAGIC_LEN) == 0)
 		return FW_BF_FWIMAGE;
-	if (len > 0 && buf[0] == ':')
-		return FW_BF_IHEX;
+	/* HEX text: a ':' and a first line of hex digits only (some binary
+	 * blobs start with ':' too; a bad later line is then a finding). */
+	if (len > 11 && buf[0] == ':') {
+		for (i = 1; i < len && i < 600 && isxdigit(buf[i]); i++)
+			;
+		if (i >= 11 && i < len && (buf[i] == '\n' || buf[i] == '\r'))
+			return FW_BF_IHEX;
+	}
 	if (ihexbin_ok(buf, len, &nrec))
 		return FW_BF_IHEXBIN;
-	/* tg3 has no magic: only a header whose length agrees with the file
-	 * (bss of at most 64 KiB) or a complete 57766 fragment walk counts. */
-	if (fwimage_tg3_parse(&t, buf, len) == 0 && t.consistent && t.payload > 0 &&
-	    (t.len == FWIMAGE_TG3_FRAGMENTED || t.len - t.payload <= 65536))
+	/* tg3's header has no magic, and many unrelated blobs (libertas,
+	 * mwl8k, radeon SMC) start with three big-endian words that would
+	 * pass: so only the names the tg3 driver requests are read as tg3
+	 * without --format or a declared format. */
+	if (base && strncmp(base, "tg3", 3) == 0 && len >= FWIMAGE_TG3_HDR)
 		return FW_BF_TG3;
 	return FW_BF_UNKNOWN;
 }

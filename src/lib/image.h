@@ -80,9 +80,11 @@ int fw_blob_format_parse(const char *name, size_t len);
  * *f set, 0 when the text declares none, -1 for an unknown NAME (*name,
  * *namelen say which). */
 int fw_info_format(const char *info, enum fw_blob_format *f, const char **name, size_t *namelen);
-/* Guess a format from content (fwimage magic, HEX text, a well-formed
- * binary ihex walk, a plausible tg3 header), else FW_BF_UNKNOWN. */
-enum fw_blob_format fw_image_detect(const uint8_t *buf, size_t len);
+/* Recognise a format: fwimage magic, HEX text (a first line of hex
+ * digits after ':'), a well-formed binary ihex walk, or a tg3 header for a
+ * file whose name (last component) starts with "tg3", as the tg3 driver's
+ * do; else FW_BF_UNKNOWN. name may be NULL. */
+enum fw_blob_format fw_image_detect(const char *name, const uint8_t *buf, size_t len);
 /* Validate buf as format f; each problem goes to d under file (and the
  * given WHENCE line, if line, else the byte offset in the text).
  * Returns the number of problems. */
