@@ -17,15 +17,26 @@
 
 int fw_read_file(const char *path, uint8_t **buf, size_t *len)
 {
-	struct stat st;
-	uint8_t *b = NULL;
-	size_t n = 0, cap = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), r = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), r;
 
 	*buf = NULL;
 	*len = 0;
 	if (fd < 0)
 		return -errno;
+	r = fw_read_fd(fd, buf, len);
+	close(fd);
+	return r;
+}
+
+int fw_read_fd(int fd, uint8_t **buf, size_t *len)
+{
+	struct stat st;
+	uint8_t *b = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	*buf = NULL;
+	*len = 0;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out;
@@ -81,7 +92,6 @@ int fw_read_file(const char *path, uint8_t **buf, size_t *len)
 	*len = n;
 out:
 	free(b);
-	close(fd);
 	return r;
 }
 
