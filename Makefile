@@ -125,6 +125,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/upgrade
 	@FWDIST=$(abspath $(FWDIST)) tests/install/planted
 	@FWDIST=$(abspath $(FWDIST)) tests/install/dataloss
+	@FWDIST=$(abspath $(FWDIST)) tests/images/run
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
