@@ -66,10 +66,30 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
 # ---- free firmware, built from source in the tree ----
 # Each free blob with a .S source is assembled and its raw bytes kept; the
 # result must match manifests/checksums (checked by `fwdist check`).
-FW_ASM = $(sort $(wildcard firmware/fwdist/selftest/*.S))
+# image.S and ihex.hex are the sources of a fwimage(5) and a binary ihex
+# blob, packed by fwdist itself (see fwimage(5) and the sources' comments).
+FW_IMAGE = firmware/fwdist/selftest/image.fwi
+FW_IHEX  = firmware/fwdist/selftest/ihex.fw
+FW_ASM = $(filter-out $(FW_IMAGE:.fwi=.S),$(sort $(wildcard firmware/fwdist/selftest/*.S)))
 FW_BIN = $(FW_ASM:.S=.bin)
 
-firmware: $(FW_BIN)
+firmware: $(FW_BIN) $(FW_IMAGE) $(FW_IHEX)
+
+$(FW_IMAGE): $(FW_IMAGE:.fwi=.S) $(FWDIST)
+	@mkdir -p $(BUILD)/firmware
+	@$(if $(Q),echo "  PACK    $@")
+	$(Q)$(CC) -c -x assembler-with-cpp -o $(BUILD)/firmware/image.o $<
+	$(Q)for s in text rodata data; do \
+		objcopy -O binary -j .$$s $(BUILD)/firmware/image.o $(BUILD)/firmware/image.$$s || exit 1; \
+	done
+	$(Q)$(FWDIST) pack -o $@ --version 1 --entry 0x1000 \
+		--raw text:0x1000:$(BUILD)/firmware/image.text \
+		--raw rodata:0x2000:$(BUILD)/firmware/image.rodata \
+		--raw data:0x2800:$(BUILD)/firmware/image.data --bss 0x3000:512
+
+$(FW_IHEX): $(FW_IHEX:.fw=.hex) $(FWDIST)
+	@$(if $(Q),echo "  IHEX    $@")
+	$(Q)$(FWDIST) pack -o $@ --format ihex-bin --from-hex $<
 
 firmware/%.bin: firmware/%.S
 	@mkdir -p $(BUILD)/firmware
@@ -107,6 +127,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/dataloss
 	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
+	@FWDIST=$(abspath $(FWDIST)) tests/images/run
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
@@ -142,6 +163,7 @@ uninstall: tools
 install-tools: tools
 	install -D -m 0755 $(FWDIST) "$(DESTDIR)$(BINDIR)/fwdist"
 	install -D -m 0644 src/fwdist.1 "$(DESTDIR)$(MANDIR)/man1/fwdist.1"
+	install -D -m 0644 src/fwimage.5 "$(DESTDIR)$(MANDIR)/man5/fwimage.5"
 
 clean:
 	rm -rf build build-san

@@ -230,11 +230,11 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 			break;
 		}
 	}
-	if (ret < 0 && optind < argc && c->takes_args) {
+	if (ret < 0 && optind < argc && (size_t)(argc - optind) > c->max_args)
+		ret = fw_usage(c->cmd, "unexpected argument '%s'", argv[optind + (int)c->max_args]);
+	if (ret < 0) {
 		c->args = argv + optind;
 		c->nargs = (size_t)(argc - optind);
-	} else if (ret < 0 && optind < argc) {
-		ret = fw_usage(c->cmd, "unexpected argument '%s'", argv[optind]);
 	}
 	free(opts);
 	free(sopts);

@@ -48,14 +48,13 @@ struct fw_cli {
 	size_t npkgs;
 	const char *select_file;
 	const char *destdir, *fwdir;
-	/* Set by the command when it takes arguments after its options: they
-	 * are left in args[nargs] rather than refused. */
-	bool takes_args;
-	char **args;
-	size_t nargs;
 	/* Resolved against the tree by fw_cli_prepare. */
 	bool *pkg, *blob, *link;
 	struct fw_selection sel;
+	/* Operands after the options: a command that takes them sets
+	 * max_args; fw_cli_parse points args at them. */
+	size_t max_args, nargs;
+	char **args;
 };
 /* DESTDIR defaults to $DESTDIR, the firmware directory to /lib/firmware. */
 #define FW_CLI_INIT(name, which) \
@@ -64,8 +63,8 @@ struct fw_cli {
 /* Parse a command's options: the shared ones it takes, its own (own, ending
  * with a NULL name, and their short letters), --help (calls help). Each own
  * option goes to handle(ctx, val, optarg), which returns EXIT_OK or the exit
- * code of a usage error. No argument may follow the options unless
- * c->takes_args (then they are in c->args). Returns -1 to
+ * code of a usage error. At most c->max_args operands may follow the
+ * options (c->args, c->nargs). Returns -1 to
  * go on, else the exit code to return (EXIT_OK after --help). */
 int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *own,
 		 const char *shortopts, int (*handle)(void *ctx, int opt, const char *arg),

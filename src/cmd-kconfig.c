@@ -145,7 +145,7 @@ int cmd_kconfig(int argc, char **argv)
 	char *abs = NULL;
 	int ret, r;
 
-	cli.takes_args = true;
+	cli.max_args = (size_t)-1;
 	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
 	if (ret >= 0)
 		goto out;

@@ -15,5 +15,8 @@ int cmd_sbom(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
 int cmd_modules(int argc, char **argv);
 int cmd_kconfig(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
+int cmd_unpack(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@
 #include "digest.h"
 #include "fsutil.h"
 #include "tree.h"
+#include "image.h"
 #include "util.h"
 
 #define KIND(e) fw_entry_kind_name((e)->kind)
@@ -250,6 +251,45 @@ static bool under_source_dir(const struct walk *wk, const char *rel)
 	return false;
 }
 
+/* A blob that declares its format (WHENCE "Info: format: NAME", see
+ * fwimage(5)) must be well formed in it: a tg3 length that disagrees with
+ * the file, a malformed ihex record or a wrong fwimage digest would make
+ * the driver refuse it, or worse load it wrong. */
+static void check_format(struct walk *wk, int dfd, const char *leaf, const char *rel,
+			 const struct fw_blob *b)
+{
+	const char *wp = wk->t->whence.path, *nm;
+	struct fw_diag tmp = { 0 };
+	enum fw_blob_format f;
+	uint8_t *buf;
+	size_t nl, len;
+	int k = fw_info_format(b->e->info, &f, &nm, &nl), fd, r;
+
+	if (k == 0)
+		return;
+	if (k < 0) {
+		fw_diag_add(wk->d, wp, b->e->info_line,
+			    "%s: %s: Info: unknown format '%.*s' (fwimage, ihex, ihex-bin, tg3)",
+			    KIND(b->e), fw_esc(rel), (int)nl, nm);
+		return;
+	}
+	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return; /* reported by check_blob_file */
+	r = fw_read_fd(fd, &buf, &len);
+	close(fd);
+	if (r < 0) {
+		fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: cannot read: %s", fw_esc(rel), strerror(-r));
+		return;
+	}
+	fw_image_validate(f, buf, len, rel, &tmp);
+	for (size_t i = 0; i < tmp.n; i++)
+		fw_diag_add(wk->d, wp, b->e->info_line, "%s: %s: %s (the format Info: declares)", KIND(b->e),
+			    fw_esc(rel), tmp.v[i].text);
+	fw_diag_free(&tmp);
+	free(buf);
+}
+
 static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const char *rel,
 			    const struct stat *st, long bi)
 {
@@ -271,6 +311,8 @@ static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const ch
 	if (st->st_size == 0)
 		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: empty file (the kernel refuses empty firmware)",
 			    KIND(b->e), fw_esc(rel));
+	if (st->st_size > 0)
+		check_format(wk, dfd, leaf, rel, b);
 	if (!b->sum) {
 		/* Without the file at all, one line says so (check_model). */
 		if (t->have_sums)
