@@ -432,12 +432,62 @@ static const struct fw_rec_entry *recorded(const struct ctx *c, const char *name
 	return fw_records_find(&c->rec, name, NULL);
 }
 
-/* Does the directory at path hold only what a record names, each still as
- * installed (or stale temporary files), and at least one such entry? Then
- * it is ours to replace; an empty directory fwdist never wrote into is not,
- * nor one holding a file changed since (*changed names it). */
+/* The states of n recorded entries (fw_rec_entry_state), computed by the
+ * install's workers: checking what is about to be removed or swapped out
+ * reads every byte of it, and both cores share that. */
+struct states {
+	int fwfd;
+	const struct fw_rec_entry **v;
+	enum fw_rec_state *out;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *state_worker(void *arg)
+{
+	struct states *s = arg;
+
+	for (size_t i; (i = atomic_fetch_add(&s->next, 1)) < s->n;)
+		s->out[i] = fw_rec_entry_state(s->fwfd, s->v[i]);
+	return NULL;
+}
+
+static void rec_states(const struct ctx *c, const struct fw_rec_entry **v, size_t n,
+		       enum fw_rec_state *out)
+{
+	struct states s = { .fwfd = c->destfd, .v = v, .out = out, .n = n };
+	pthread_t threads[64];
+	unsigned jobs = c->o->jobs, started = 0;
+
+	if (jobs == 0) {
+		long np = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = np > 0 ? (unsigned)np : 1;
+	}
+	if (jobs > FW_ARRAY_SIZE(threads))
+		jobs = FW_ARRAY_SIZE(threads);
+	if (jobs > n)
+		jobs = n ? (unsigned)n : 1;
+	atomic_init(&s.next, 0);
+	for (; jobs > 1 && started < jobs; started++)
+		if (pthread_create(&threads[started], NULL, state_worker, &s) != 0)
+			break;
+	state_worker(&s); /* this thread too (and alone, if none started) */
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+}
+
+struct found {
+	const struct fw_rec_entry **v;
+	char **rel;
+	size_t n, cap;
+};
+
+/* Does the directory at path hold only what a record names (or what a
+ * killed install left), and at least one such entry? The entries found
+ * are collected in f, their names kept for the message. */
 static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int depth,
-			  size_t *nrecorded, char **changed)
+			  struct found *f)
 {
 	char **names;
 	size_t n;
@@ -457,23 +507,50 @@ static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int de
 		} else if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			ok = sub >= 0 && tree_recorded(c, sub, rel, depth + 1, nrecorded, changed);
+			ok = sub >= 0 && tree_recorded(c, sub, rel, depth + 1, f);
 			if (sub >= 0)
 				close(sub);
 		} else {
 			const struct fw_rec_entry *e = recorded(c, rel);
+			size_t cap = f->cap; /* both arrays grow alike from f->cap */
 
-			ok = e != NULL;
-			if (ok && fw_rec_entry_state(c->destfd, e) != FW_REC_SAME) {
-				ok = false;
-				if (!*changed)
-					*changed = strdup(rel);
+			ok = e && fw_grow(&f->v, &cap, f->n, sizeof(*f->v)) == 0 &&
+			     fw_grow(&f->rel, &f->cap, f->n, sizeof(*f->rel)) == 0;
+			if (ok) {
+				f->v[f->n] = e;
+				f->rel[f->n++] = rel;
+				rel = NULL;
 			}
-			*nrecorded += ok;
 		}
 		free(rel);
 	}
 	fw_free_strv(names, n);
+	return ok;
+}
+
+/* A directory of the old install that a file or link replaces: ours to
+ * swap out only if it holds nothing but recorded entries, each still as
+ * installed (else *changed names the first that is not). */
+static bool dir_is_ours(const struct ctx *c, int dfd, const char *path, char **changed)
+{
+	struct found f = { 0 };
+	enum fw_rec_state *st;
+	bool ok = tree_recorded(c, dfd, path, 0, &f) && f.n > 0;
+
+	st = ok ? calloc(f.n, sizeof(*st)) : NULL;
+	if (ok && !st)
+		ok = false;
+	if (ok) {
+		rec_states(c, f.v, f.n, st);
+		for (size_t i = 0; i < f.n && ok; i++)
+			if (st[i] != FW_REC_SAME) {
+				ok = false;
+				*changed = strdup(f.rel[i]);
+			}
+	}
+	free(st);
+	free(f.v);
+	fw_free_strv(f.rel, f.n);
 	return ok;
 }
 
@@ -586,11 +663,10 @@ static void check_name(struct ctx *c, struct item *it, int pfd, const char *leaf
 	}
 	if (S_ISDIR(st.st_mode)) {
 		int sub;
-		size_t nrec = 0;
 		char *changed = NULL;
 
 		sub = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0 && tree_recorded(c, sub, name, 0, &nrec, &changed) && nrec > 0) {
+		if (sub >= 0 && dir_is_ours(c, sub, name, &changed)) {
 			/* The final name is swapped; a directory at another
 			 * variant goes with the old names it holds. */
 			it->exchange = final;
@@ -787,9 +863,9 @@ static int record_item(struct fw_record *r, const struct item *it)
 /* An old name the plan no longer has: removed if it is still what the
  * record says fwdist put there; kept and reported if it changed since
  * (unless --force); forgotten if it is gone. true: it stays recorded. */
-static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, struct fw_install_result *res)
+static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
+		       struct fw_install_result *res)
 {
-	enum fw_rec_state s = fw_rec_entry_state(c->destfd, e);
 
 	if (s == FW_REC_GONE)
 		return false;
@@ -819,6 +895,9 @@ static int finish_records(struct ctx *c, struct fw_install_result *res)
 	const struct fw_tree *t = c->t;
 	bool *touched = calloc(t->split.npkgs + 1, sizeof(*touched));
 	struct fw_record *keep = calloc(t->split.npkgs + 1, sizeof(*keep));
+	const struct fw_rec_entry **old = NULL;
+	enum fw_rec_state *state = NULL;
+	size_t nold = 0, iold = 0, cap = 0;
 	int r = 0;
 
 	if (!touched || !keep) {
@@ -830,6 +909,26 @@ static int finish_records(struct ctx *c, struct fw_install_result *res)
 			touched[c->items[i].pe->pkg] = true;
 	for (size_t k = 0; k < t->split.npkgs; k++)
 		touched[k] |= fw_plan_covers(p, (int)k);
+	/* The old names to remove, checked all at once (rec_states). */
+	for (size_t i = 0; i < c->rec.n && r == 0; i++) {
+		const struct fw_record *rec = &c->rec.v[i];
+
+		if (!fw_plan_covers(p, fw_split_find(&t->split, rec->package)))
+			continue;
+		for (size_t j = 0; j < rec->n && r == 0; j++) {
+			if (fw_plan_find(p, rec->v[j].name))
+				continue;
+			if (fw_grow(&old, &cap, nold, sizeof(*old)) < 0)
+				r = -ENOMEM;
+			else
+				old[nold++] = &rec->v[j];
+		}
+	}
+	state = calloc(nold + 1, sizeof(*state));
+	if (r == 0 && !state)
+		r = -ENOMEM;
+	if (r == 0)
+		rec_states(c, old, nold, state);
 	for (size_t i = 0; i < c->rec.n && r == 0; i++) {
 		struct fw_record *rec = &c->rec.v[i];
 		int k = fw_split_find(&t->split, rec->package);
@@ -852,7 +951,7 @@ static int finish_records(struct ctx *c, struct fw_install_result *res)
 			if (planned) {
 				stays = false; /* the plan's package records it now */
 			} else if (covered) {
-				stays = remove_old(c, e, res);
+				stays = remove_old(c, e, state[iold++], res);
 			} else {
 				stays = true;
 			}
@@ -897,6 +996,8 @@ out:
 	}
 	free(keep);
 	free(touched);
+	free(old);
+	free(state);
 	return r;
 }
 
