@@ -621,3 +621,17 @@ bool fw_fd_holds(int fd, enum fw_compress c, const uint8_t sha256[FW_SHA256_LEN]
 		*flags = fl;
 	return same;
 }
+
+int fw_remove_empty_dir(int dirfd, const char *name)
+{
+	const char *leaf;
+	int pfd = fw_open_parent(dirfd, name, 0, &leaf), r = 0;
+
+	if (pfd < 0)
+		return pfd;
+	if (unlinkat(pfd, leaf, AT_REMOVEDIR) < 0)
+		r = -errno;
+	if (pfd != dirfd)
+		close(pfd);
+	return r;
+}

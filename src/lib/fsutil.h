@@ -66,6 +66,9 @@ int fw_dest_open(const char *destdir, const char *fwdir, bool create, char **whe
 int fw_mkdirat(int dirfd, const char *name, mode_t mode);
 /* Remove a directory tree (or a file) without following any symlink in it. */
 int fw_rm_rf_at(int at, const char *name);
+/* Remove the directory name below dirfd if it is empty (never following a
+ * symlink). 0, or -errno (-ENOTEMPTY, -ENOENT, ...). */
+int fw_remove_empty_dir(int dirfd, const char *name);
 /* Remove the file or symlink name below dirfd, then its parent directories
  * while they are empty. Never follows a symlink. 0 or -errno. */
 int fw_remove_and_prune(int dirfd, const char *name);

@@ -63,11 +63,44 @@ static const struct fw_plan_entry *planned(const struct fw_plan *p, const struct
 	return NULL;
 }
 
-static void clean_tmp_near(int fwfd, const char *name)
-{
-	const char *leaf;
-	int pfd = fw_open_parent(fwfd, name, 0, &leaf);
+/* The directories already cleaned of stale temporaries: each is read once,
+ * however many names it holds (110,000 names in a few thousand
+ * directories must not mean 110,000 directory scans). Sorted. */
+struct cleaned {
+	char **v;
+	size_t n, cap;
+};
 
+static void clean_tmp_near(int fwfd, const char *name, struct cleaned *cl)
+{
+	const char *slash = strrchr(name, '/'), *leaf;
+	char *dir = slash ? fw_strndup(name, (size_t)(slash - name)) : strdup(".");
+	size_t lo = 0, hi = cl->n;
+	int pfd;
+
+	if (!dir)
+		return;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(dir, cl->v[mid]);
+
+		if (c == 0) {
+			free(dir);
+			return;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (fw_grow(&cl->v, &cl->cap, cl->n, sizeof(*cl->v)) == 0) {
+		memmove(&cl->v[lo + 1], &cl->v[lo], (cl->n - lo) * sizeof(*cl->v));
+		cl->v[lo] = dir;
+		cl->n++;
+	} else {
+		free(dir);
+	}
+	pfd = fw_open_parent(fwfd, name, 0, &leaf);
 	if (pfd < 0)
 		return;
 	fw_clean_tmp_in(pfd);
@@ -79,7 +112,7 @@ static void clean_tmp_near(int fwfd, const char *name)
  * selects; what stays is compacted in rec. */
 static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, bool whole,
 		      const struct fw_uninstall_opts *o, struct fw_uninstall_result *res,
-		      struct fw_diag *d)
+		      struct fw_diag *d, struct cleaned *cl)
 {
 	size_t w = 0, n = rec->n;
 
@@ -94,7 +127,7 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 			rec->v[w++] = *e;
 			continue;
 		}
-		clean_tmp_near(fwfd, e->name);
+		clean_tmp_near(fwfd, e->name, cl);
 		s = fw_rec_entry_state(fwfd, e);
 		if (s == FW_REC_GONE) {
 			free(e->name);
@@ -167,7 +200,7 @@ static bool variant_is_tree(int fwfd, int pfd, const char *leaf, const char *vna
  * every variant of the plan's names of package k that holds the tree's
  * content goes; anything else is kept. */
 static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstall_result *res,
-		    struct fw_diag *d)
+		    struct fw_diag *d, struct cleaned *cl)
 {
 	for (size_t i = 0; i < p->ncopies + p->nlinks; i++) {
 		const struct fw_plan_entry *pe = &p->v[i];
@@ -185,7 +218,7 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstal
 			blocked(pe->name, pfd, res, d);
 			continue;
 		}
-		fw_clean_tmp_in(pfd);
+		clean_tmp_near(fwfd, pe->name, cl);
 		for (size_t v = 0; v < (licence ? 1 : FW_ARRAY_SIZE(all_comp)); v++) {
 			const char *suf = fw_compress_suffix(all_comp[v]);
 			char buf[512], *vname;
@@ -225,7 +258,8 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 {
 	const struct fw_tree *t = p->t;
 	struct fw_records rec;
-	bool *touched = calloc(t->split.npkgs + 1, sizeof(*touched));
+	bool *touched = calloc(t->split.npkgs + 1, sizeof(*touched)), used_plan = false;
+	struct cleaned cl = { 0 };
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -266,25 +300,34 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 			size_t before = pr->n, names = 0;
 			bool whole = fw_plan_covers(p, (int)k);
 
-			by_record(p, fwfd, pr, whole, o, res, d);
+			by_record(p, fwfd, pr, whole, o, res, d, &cl);
 			for (size_t j = 0; j < pr->n; j++)
 				names += pr->v[j].type != FW_REC_LICENCE;
 			/* The last names of the package went: its texts go too. */
 			if (!whole && names == 0)
-				by_record(p, fwfd, pr, true, o, res, d);
+				by_record(p, fwfd, pr, true, o, res, d, &cl);
 			/* What could not be removed, or was not selected, stays
 			 * recorded. */
 			if (pr->n != before || pr->n == 0)
 				r = pr->n ? fw_record_write(fwfd, pr) : fw_record_remove(fwfd, pr->package);
-		} else
-			by_plan(p, fwfd, (int)k, res, d);
+		} else {
+			by_plan(p, fwfd, (int)k, res, d, &cl);
+			used_plan = true;
+		}
 	}
+	/* Without a record, the directories a failed install made and left
+	 * empty go too: deepest first (the plan's are sorted), and only
+	 * while empty. */
+	for (size_t i = p->n; used_plan && r == 0 && i-- > 0;)
+		if (p->v[i].kind == FW_PLAN_DIR)
+			fw_remove_empty_dir(fwfd, p->v[i].final);
 	for (size_t i = 0; i < rec.n; i++)
 		if (fw_split_find(&t->split, rec.v[i].package) < 0)
 			fw_diag_add(d, "", 0, "%s/%s.list: a record of package %s, which %s does not "
 				    "have: left alone", FW_RECORD_DIR, fw_esc(rec.v[i].package),
 				    fw_esc(rec.v[i].package), FW_TREE_SPLIT);
 out:
+	fw_free_strv(cl.v, cl.n);
 	fw_records_free(&rec);
 	free(touched);
 	return r;
