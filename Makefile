@@ -14,7 +14,13 @@ WARN     = -std=c11 -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wpointer-arith \
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
-ifeq ($(SANITIZE),1)
+ifeq ($(FUZZ),1)
+# libFuzzer (clang): the library instrumented for coverage, ASan and UBSan.
+CC       = clang
+SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=all
+BUILD   ?= build-fuzz
+else ifeq ($(SANITIZE),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 BUILD   ?= build-san
 else
@@ -40,7 +46,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
-	deps test-deps bootstrap check-kernel check-modules check-kernel-build
+	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build
 
 all: tools firmware
 
@@ -62,6 +68,36 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libfwdist.a $(LIBS)
+
+# ---- fuzzing (libFuzzer) ----
+# One binary per parser: tests/fuzz/fuzz-{text,image,tree}.c with -DFUZZ_<T>.
+FUZZ_TEXT  = whence sums policy split modmap
+FUZZ_IMAGE = fwimage ihex ihex_bin modinfo
+FUZZ_BINS  = $(addprefix build-fuzz/fuzz/fuzz-,$(FUZZ_TEXT) $(FUZZ_IMAGE) tree)
+FUZZ_SECONDS ?= 60
+
+define fuzz_rule
+build-fuzz/fuzz/fuzz-$(1): tests/fuzz/$(2) fuzz-lib
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  FUZZ    $$@")
+	$$(Q)clang $$(ALL_CPPFLAGS) -DFUZZ_$$(shell echo $(1) | tr a-z A-Z) $$(WARN) -O1 -g \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -pthread \
+		-o $$@ $$< build-fuzz/libfwdist.a $$(LIBS)
+endef
+$(foreach t,$(FUZZ_TEXT),$(eval $(call fuzz_rule,$(t),fuzz-text.c)))
+$(foreach t,$(FUZZ_IMAGE),$(eval $(call fuzz_rule,$(t),fuzz-image.c)))
+$(eval $(call fuzz_rule,tree,fuzz-tree.c))
+
+fuzz-lib:
+	@$(MAKE) -s FUZZ=1 lib
+
+lib: $(BUILD)/libfwdist.a
+
+fuzz-build: $(FUZZ_BINS)
+
+# Every target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=1800).
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 # ---- free firmware, built from source in the tree ----
 # Each free blob with a .S source is assembled and its raw bytes kept; the
@@ -166,4 +202,4 @@ install-tools: tools
 	install -D -m 0644 src/fwimage.5 "$(DESTDIR)$(MANDIR)/man5/fwimage.5"
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* libFuzzer targets for the line-oriented parsers: one binary per target,
+ * chosen at build time with -DFUZZ_<NAME> (see Makefile: make fuzz). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "modmap.h"
+#include "policy.h"
+#include "split.h"
+#include "sums.h"
+#include "whence.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* The parsers take a NUL-terminated buffer of len bytes, as
+	 * fw_read_text gives them. */
+	char *buf = malloc(size + 1);
+	struct fw_diag d = { 0 };
+
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+#if defined(FUZZ_WHENCE)
+	struct fw_whence w = { 0 };
+	fw_whence_parse(&w, "WHENCE", buf, size, &d);
+	fw_whence_free(&w);
+#elif defined(FUZZ_SUMS)
+	struct fw_sums s = { 0 };
+	fw_sums_parse(&s, "manifests/checksums", buf, size, &d);
+	fw_sums_free(&s);
+#elif defined(FUZZ_POLICY)
+	struct fw_policy p = { 0 };
+	fw_policy_parse(&p, "manifests/licenses", buf, size, &d);
+	fw_policy_free(&p);
+#elif defined(FUZZ_SPLIT)
+	struct fw_split s = { 0 };
+	fw_split_parse(&s, "manifests/packages", buf, size, &d);
+	fw_split_free(&s);
+#elif defined(FUZZ_MODMAP)
+	struct fw_modmap m = { 0 };
+	fw_modmap_parse(&m, "manifests/modules", buf, size, &d);
+	fw_modmap_free(&m);
+#else
+#error "define one FUZZ_<target>"
+#endif
+	fw_diag_free(&d);
+	free(buf);
+	return 0;
+}
