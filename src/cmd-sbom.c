@@ -171,7 +171,7 @@ int cmd_sbom(int argc, char **argv)
 		goto out;
 	}
 	r = fw_sbom_write(mem, &p, &o.so, &d);
-	if (fclose(mem) != 0 && r == 0)
+	if (fw_memstream_close(mem, &buf) < 0 && r == 0)
 		r = -errno;
 	mem = NULL;
 	if (r < 0) {

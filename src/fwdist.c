@@ -2,6 +2,8 @@
 /* fwdist: main(), global options and dispatch to the subcommands. */
 #include "fwdist.h"
 
+#include "digest.h"
+
 #include <getopt.h>
 #include <locale.h>
 #include <stdarg.h>
@@ -63,6 +65,12 @@ int main(int argc, char **argv)
 	};
 	int c;
 
+	/* libcrypto first: it initialises itself lazily, and a failure in
+	 * the middle of that (out of memory) leaves it to crash later. */
+	if (fw_digest_setup() < 0) {
+		fw_err("cannot initialise libcrypto: out of memory");
+		return EXIT_FINDING;
+	}
 	/* Messages, sorting and number formats never depend on the locale:
 	 * the output is compared byte for byte by tests and scripts. */
 	setlocale(LC_ALL, "C");

@@ -80,7 +80,7 @@ static void report_packages(const struct fw_tree *t, const struct fw_blob *b, st
 	for (size_t i = 0; i < b->nmore; i++)
 		fprintf(f, "%s%s (%s:%u)", i + 1 == b->nmore ? " and " : ", ",
 			t->split.pkgs[b->more[i].pkg].name, FW_TREE_SPLIT, b->more[i].line);
-	if (fclose(f) != 0 || !list) {
+	if (fw_memstream_close(f, &list) < 0 || !list) {
 		free(list);
 		list = NULL;
 	}

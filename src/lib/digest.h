@@ -14,6 +14,11 @@ struct fw_sha256 {
 };
 
 /* All return 0 or -errno (-EIO for a libcrypto failure, -ENOMEM). */
+/* Initialise libcrypto and fetch SHA-256 once. main() calls it before
+ * anything else: a libcrypto that failed half-way through its own lazy
+ * initialisation (out of memory) crashes later instead of failing. 0 or
+ * -ENOMEM. Called again by fw_sha256_init, it does nothing. */
+int fw_digest_setup(void);
 int fw_sha256_init(struct fw_sha256 *h);
 int fw_sha256_update(struct fw_sha256 *h, const void *buf, size_t len);
 int fw_sha256_final(struct fw_sha256 *h, uint8_t out[FW_SHA256_LEN]);

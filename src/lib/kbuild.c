@@ -268,7 +268,7 @@ int fw_kbuild_prepare(const struct fw_plan *p, const struct fw_plan_entry **v, s
 		}
 		fprintf(mark, "%s\n", v[i]->name);
 	}
-	if (fclose(mark) != 0) {
+	if (fw_memstream_close(mark, &mtext) < 0) {
 		mark = NULL;
 		r = -ENOMEM;
 		goto fail;

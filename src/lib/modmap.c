@@ -241,7 +241,7 @@ int fw_modmap_format(struct fw_modmap *m, char **buf, size_t *len)
 			fprintf(f, "%c%s", j ? ' ' : '\t', l->alias[j]);
 		fputc('\n', f);
 	}
-	if (fclose(f) != 0) {
+	if (fw_memstream_close(f, &out) < 0) {
 		free(out);
 		return -ENOMEM;
 	}

@@ -323,7 +323,7 @@ int fw_record_write(int fwfd, struct fw_record *r)
 		else
 			fprintf(f, "licence\t%s\t%s\t%" PRIu64 "\n", e->name, hex, e->size);
 	}
-	if (fclose(f) != 0) {
+	if (fw_memstream_close(f, &buf) < 0) {
 		free(buf);
 		return -ENOMEM;
 	}

@@ -161,7 +161,7 @@ int fw_sums_format(const struct fw_sum *v, size_t n, char **bufp, size_t *lenp)
 		fw_sha256_hex(v[i].sha256, hex);
 		fprintf(f, "#size %" PRIu64 "\n%s  %s\n", v[i].size, hex, v[i].name);
 	}
-	if (fclose(f) != 0) {
+	if (fw_memstream_close(f, &buf) < 0) {
 		free(buf);
 		return -ENOMEM;
 	}

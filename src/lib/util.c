@@ -476,3 +476,12 @@ void fw_free_strv(char **v, size_t n)
 		free(v[i]);
 	free(v);
 }
+
+int fw_memstream_close(FILE *f, char **buf)
+{
+	bool bad = ferror(f) != 0;
+
+	if (fclose(f) != 0 || !*buf)
+		bad = true;
+	return bad ? -ENOMEM : 0;
+}

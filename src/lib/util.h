@@ -64,6 +64,12 @@ char *fw_link_resolve(const char *link, const char *target, bool *outside);
 char *fw_relpath(const char *from, const char *to);
 
 int fw_strcmp_ptr(const void *a, const void *b);
+/* Close an open_memstream stream whose buffer is *buf: 0, or -ENOMEM when
+ * any write to it failed (a stream that could not grow loses what was
+ * written after, and fclose alone would not say so) or the close did: glibc's
+ * fclose returns 0 even when its last realloc fails, leaving *buf NULL. */
+#include <stdio.h>
+int fw_memstream_close(FILE *f, char **buf);
 /* Free n strings and the array. */
 void fw_free_strv(char **v, size_t n);
 
