@@ -162,6 +162,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/planted
 	@FWDIST=$(abspath $(FWDIST)) tests/install/dataloss
 	@FWDIST=$(abspath $(FWDIST)) tests/alloc/run
+	@FWDIST=$(abspath $(FWDIST)) tests/sign/run
 	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
 	@FWDIST=$(abspath $(FWDIST)) tests/images/run

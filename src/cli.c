@@ -118,7 +118,8 @@ static int build_selection(struct fw_cli *s, const struct fw_tree *t, const char
 
 int fw_cli_prepare(struct fw_cli *c, struct fw_tree *t, struct fw_diag *d, const char *refuse)
 {
-	if (fw_load_tree(t, d) != EXIT_OK)
+	/* A tree loaded already (after its signature was checked) is used. */
+	if (!t->root && fw_load_tree(t, d) != EXIT_OK)
 		return EXIT_FINDING;
 	if (refuse) {
 		fw_tree_check_model(t, d);

@@ -49,7 +49,11 @@ static void help(void)
 	       "  --force               replace files and directories fwdist did not install,\n"
 	       "                        and compress as asked whatever the kernel config says\n"
 	       "  -j, --jobs N          worker threads (default: one per CPU)\n"
-	       "  -q, --quiet           no progress line and no summary\n");
+	       "  -q, --quiet           no progress line and no summary\n"
+	       "  --require-signature --cert CERT\n"
+	       "                        first check manifests/pins.p7s against CERT and the\n"
+	       "                        tree against the signed pins (see fwdist sign);\n"
+	       "                        nothing is installed unless both hold\n");
 }
 
 static void progress(void *ctx, size_t done, size_t total, uint64_t bytes)
@@ -63,8 +67,8 @@ static void progress(void *ctx, size_t done, size_t total, uint64_t bytes)
 struct opts {
 	struct fw_plan_opts plan;
 	struct fw_install_opts inst;
-	const char *kconfig, *krelease;
-	bool quiet, autosel;
+	const char *kconfig, *krelease, *cert;
+	bool quiet, autosel, require_signature;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -103,6 +107,12 @@ static int option(void *ctx, int c, const char *arg)
 	case 'q':
 		o->quiet = true;
 		return EXIT_OK;
+	case 'S':
+		o->require_signature = true;
+		return EXIT_OK;
+	case 'Y':
+		o->cert = arg;
+		return EXIT_OK;
 	}
 	return EXIT_USAGE;
 }
@@ -118,6 +128,8 @@ int cmd_install(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "require-signature", no_argument, NULL, 'S' },
+		{ "cert", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_cli cli = FW_CLI_INIT("install", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST);
@@ -151,6 +163,16 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	}
 	fw_diag_free(&d);
+	if (o.require_signature != (o.cert != NULL)) {
+		ret = fw_usage("install", "--require-signature and --cert CERT go together");
+		goto out;
+	}
+	/* The signature first, before anything of the tree is read. */
+	if (o.require_signature &&
+	    fw_cli_require_signature("install", o.cert, &t, &d) != EXIT_OK) {
+		fw_err("install: nothing installed");
+		goto out;
+	}
 	ret = fw_cli_prepare(&cli, &t, &d, "nothing installed");
 	if (ret != EXIT_OK)
 		goto out;
