@@ -115,8 +115,7 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 		/* Expression and text problems are reported once per licence
 		 * line and policy line; these belong to the blob itself. */
 		static const unsigned per_blob[] = {
-			FW_LP_NO_LICENCE, FW_LP_UNDIST_PRESENT, FW_LP_FREE_NO_SOURCE,
-			FW_LP_WORDING_FILE,
+			FW_LP_NO_LICENCE, FW_LP_UNDIST_PRESENT, FW_LP_WORDING_FILE,
 		};
 
 		if (b->duplicate || fw_name_problem(b->e->name))
@@ -137,6 +136,8 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 			continue;
 		if (!t->have_split)
 			continue;
+		if (b->pkg < 0 && b->empty)
+			continue; /* said once, as an empty file (check_blob_file) */
 		if (b->pkg < 0) {
 			fw_diag_add(d, w->path, b->e->line, "%s: %s: in no package of %s", KIND(b->e),
 				    name, FW_TREE_SPLIT);
@@ -307,10 +308,12 @@ static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const ch
 		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: executable bit set (mode %04o)", KIND(b->e),
 			    fw_esc(rel), (unsigned)(st->st_mode & 07777));
 	/* The kernel's loader refuses a zero-length firmware file (-EINVAL):
-	 * an empty blob can never be loaded, so it is a mistake. */
-	if (st->st_size == 0)
-		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: empty file (the kernel refuses empty firmware)",
-			    KIND(b->e), fw_esc(rel));
+	 * an empty blob can never be loaded, so it is a mistake unless the
+	 * split ships it deliberately (empty:yes), as upstream ships some. */
+	if (st->st_size == 0 && b->pkg < 0)
+		fw_diag_add(wk->d, wp, b->e->line,
+			    "%s: %s: empty file (the kernel refuses empty firmware; only an empty:yes "
+			    "line of %s ships it)", KIND(b->e), fw_esc(rel), FW_TREE_SPLIT);
 	if (st->st_size > 0)
 		check_format(wk, dfd, leaf, rel, b);
 	if (!b->sum) {
