@@ -83,7 +83,7 @@ char *fw_licmap_normalise(const char *s, size_t n)
 	return out;
 }
 
-static const char *const key_kinds[] = { "file:", "text:", "id:" };
+static const char *const key_kinds[] = { "file:", "text:", "sha256:", "id:" };
 
 int fw_licmap_parse(struct fw_licmap *m, const char *path, const char *buf, size_t len,
 		    struct fw_diag *d)
@@ -139,9 +139,22 @@ int fw_licmap_parse(struct fw_licmap *m, const char *path, const char *buf, size
 			    ent.key[strlen(key_kinds[k])])
 				kind_ok = true;
 		if (!kind_ok) {
-			fw_diag_add(d, path, it.line, "'%s': key is not file:NAME, text:WORDING or id:ID",
+			fw_diag_add(d, path, it.line,
+				    "'%s': key is not file:NAME, text:WORDING, sha256:DIGEST or id:ID",
 				    fw_esc(ent.key));
 			goto bad;
+		}
+		if (strncmp(ent.key, "sha256:", 7) == 0) {
+			uint8_t dig[FW_SHA256_LEN];
+			bool lower = true;
+
+			for (const char *q = ent.key + 7; *q; q++)
+				lower &= !(*q >= 'A' && *q <= 'F');
+			if (!lower || fw_sha256_parse(ent.key + 7, strlen(ent.key + 7), dig) < 0) {
+				fw_diag_add(d, path, it.line, "'%s': not 64 lower-case hex digits",
+					    fw_esc(ent.key));
+				goto bad;
+			}
 		}
 		if (fw_spdx_eval(NULL, ent.expr, &c, NULL, NULL, &syn) < 0) {
 			fw_diag_add(d, path, it.line, "'%s': %s", fw_esc(ent.expr),
@@ -284,6 +297,8 @@ struct imp {
 	char **replace;        /* per line: new text, NULL keep */
 	char **after;          /* per line: lines to add after it, NULL none */
 	bool *named;           /* per entry: a listed name found in SRC */
+	unsigned *orig;        /* per line of the WHENCE written: upstream's line, 0 added */
+	size_t norig;
 	int parentfd;
 	char stage[320];
 	int stagefd;
@@ -536,7 +551,22 @@ static int classify(struct imp *im)
 				return -ENOMEM;
 		}
 		if (l->spdx) {
-			r = fw_spdx_eval(NULL, l->spdx, &(enum fw_category){ 0 }, each_id, &c, &syn);
+			/* SPDX ids are letters, digits, '.' and '-'; upstream's
+			 * LicenseRef-LICENCE.foo_bar become LicenseRef-LICENCE.foo-bar. */
+			char *norm = strdup(l->spdx);
+
+			if (!norm)
+				return -ENOMEM;
+			for (char *q = norm; *q; q++)
+				if (*q == '_')
+					*q = '-';
+			if (strcmp(norm, l->spdx) != 0 &&
+			    set_replace(im, l->spdx_line,
+					fw_asprintf("SPDX-License-Identifier: %s", norm)) < 0) {
+				free(norm);
+				return -ENOMEM;
+			}
+			r = fw_spdx_eval(NULL, norm, &(enum fw_category){ 0 }, each_id, &c, &syn);
 			if (r == -ENOMEM)
 				return r;
 			if (r < 0) {
@@ -549,10 +579,10 @@ static int classify(struct imp *im)
 					      fw_asprintf("WHENCE:%u: id:%s", l->spdx_line, c.unknown)) < 0)
 					return -ENOMEM;
 			} else {
-				gr->expr = strdup(l->spdx);
-				if (!gr->expr)
-					return -ENOMEM;
+				gr->expr = norm;
+				norm = NULL;
 			}
+			free(norm);
 			continue;
 		}
 		if (!gr->wording) {
@@ -565,9 +595,29 @@ static int classify(struct imp *im)
 			return -ENOMEM;
 		{
 			const struct fw_licmap_entry *e = fw_licmap_find(&im->map, key);
-			char *file = NULL;
+			char *file = NULL, hex[FW_SHA256_HEX + 1];
+			uint8_t dig[FW_SHA256_LEN];
+			struct fw_sha256 h;
 
 			free(key);
+			/* Long wordings are keyed by their digest (the map then
+			 * holds no third-party text, and still matches exactly). */
+			r = fw_sha256_init(&h);
+			if (r == 0)
+				r = fw_sha256_update(&h, gr->wording, strlen(gr->wording));
+			if (r == 0)
+				r = fw_sha256_final(&h, dig);
+			fw_sha256_free(&h);
+			if (r < 0)
+				return r;
+			fw_sha256_hex(dig, hex);
+			if (!e) {
+				key = fw_asprintf("sha256:%s", hex);
+				if (!key)
+					return -ENOMEM;
+				e = fw_licmap_find(&im->map, key);
+				free(key);
+			}
 			if (!e && (file = wording_file(gr->wording))) {
 				key = fw_asprintf("file:%s", file);
 				e = key ? fw_licmap_find(&im->map, key) : NULL;
@@ -580,8 +630,8 @@ static int classify(struct imp *im)
 				gr->refused = true;
 				gr->why = "licence not in the licence map";
 				if (strv_take(&im->rep->unknown,
-					      fw_asprintf("WHENCE:%u: text:%s", l->text_line,
-							  gr->wording)) < 0)
+					      fw_asprintf("WHENCE:%u: sha256:%s text:%s", l->text_line, hex,
+							  fw_esc(gr->wording))) < 0)
 					return -ENOMEM;
 				continue;
 			}
@@ -884,9 +934,14 @@ static int plan_whence(struct imp *im)
 			if (!gr->named_text) {
 				gr->refused = true;
 				gr->why = "its wording names a licence file that was not found";
-				if (strv_take(&im->rep->no_text,
-					      fw_asprintf("%s (named by WHENCE:%u)", fw_esc(gr->named),
-							  l->text_line)) < 0)
+				char *m = fw_asprintf("%s (a licence file WHENCE names)",
+						      fw_esc(gr->named));
+
+				if (!m)
+					return -ENOMEM;
+				if (strv_has(&im->rep->no_text, m))
+					free(m);
+				else if (strv_take(&im->rep->no_text, m) < 0)
 					return -ENOMEM;
 			}
 		}
@@ -906,6 +961,10 @@ static int plan_whence(struct imp *im)
 
 			if (!note)
 				return -ENOMEM;
+			if (l->spdx_line) {
+				free(im->replace[l->spdx_line]);
+				im->replace[l->spdx_line] = NULL;
+			}
 			if (l->spdx_line)
 				r = set_replace(im, l->spdx_line,
 						strdup("SPDX-License-Identifier: " FW_IMPORT_REFUSED));
@@ -965,13 +1024,33 @@ static int plan_whence(struct imp *im)
 
 static int write_whence(struct imp *im)
 {
-	size_t cap = im->wlen + 4096, n = 0;
+	size_t cap = im->wlen + 4096, n = 0, ocap = 0;
 	char *out = malloc(cap);
 	int r;
 
 	if (!out)
 		return -ENOMEM;
+	im->norig = 1;
 	for (size_t ln = 1; ln <= im->nlines; ln++) {
+		size_t added = 1;
+
+		for (const char *a = im->after[ln]; a && *a; a++)
+			added += *a == '\n';
+		if (im->after[ln])
+			added++;
+		while (ocap < im->norig + added + 1) {
+			unsigned *no = realloc(im->orig, (ocap ? 2 * ocap : 1024) * sizeof(*no));
+
+			if (!no) {
+				free(out);
+				return -ENOMEM;
+			}
+			im->orig = no;
+			ocap = ocap ? 2 * ocap : 1024;
+		}
+		im->orig[im->norig++] = (unsigned)ln;
+		for (size_t k = 1; k < added; k++)
+			im->orig[im->norig++] = 0;
 		const char *s = im->replace[ln] ? im->replace[ln] : im->lines[ln];
 		size_t len = im->replace[ln] ? strlen(im->replace[ln]) : im->lens[ln];
 		size_t alen = im->after[ln] ? strlen(im->after[ln]) + 1 : 0;
@@ -1358,21 +1437,34 @@ static const char *link_why(enum fw_link_state s)
 
 /* Drop what the model of the written WHENCE rejects: bad links, second
  * listings, names fwdist cannot take. Returns how many were dropped. */
+/* The upstream entry a model entry (of the WHENCE written) stands for. */
+static const struct fw_whence_entry *upstream_entry(const struct imp *im,
+						    const struct fw_whence_entry *e)
+{
+	unsigned ln = e->line < im->norig ? im->orig[e->line] : 0;
+
+	for (size_t i = 0; ln && i < im->w.nentries; i++)
+		if (im->w.entries[i].line == ln)
+			return &im->w.entries[i];
+	return NULL;
+}
+
 static int prune(struct imp *im, const struct fw_tree *t)
 {
 	int n = 0, r;
 
 	for (size_t i = 0; i < t->nlinks; i++) {
 		const struct fw_link *l = &t->links[i];
+		const struct fw_whence_entry *ue = upstream_entry(im, l->e);
 
-		if (im->replace[l->e->line])
+		if (!ue || im->replace[ue->line])
 			continue;
 		if (l->duplicate)
-			r = drop_entry(im, l->e, "listed twice");
+			r = drop_entry(im, ue, "listed twice");
 		else if (l->state != FW_LINK_OK)
-			r = drop_entry(im, l->e, link_why(l->state));
+			r = drop_entry(im, ue, link_why(l->state));
 		else if (fw_name_reserved(l->e->name))
-			r = drop_entry(im, l->e, "a name fwdist reserves");
+			r = drop_entry(im, ue, "a name fwdist reserves");
 		else
 			continue;
 		if (r < 0)
@@ -1381,10 +1473,11 @@ static int prune(struct imp *im, const struct fw_tree *t)
 	}
 	for (size_t i = 0; i < t->nblobs; i++) {
 		const struct fw_blob *b = &t->blobs[i];
+		const struct fw_whence_entry *ue = b->duplicate ? upstream_entry(im, b->e) : NULL;
 
-		if (im->replace[b->e->line] || !b->duplicate)
+		if (!ue || im->replace[ue->line])
 			continue;
-		r = drop_entry(im, b->e, "listed twice");
+		r = drop_entry(im, ue, "listed twice");
 		if (r < 0)
 			return r;
 		n++;
@@ -2150,6 +2243,7 @@ out:
 	free(im.lines);
 	free(im.lens);
 	free(im.named);
+	free(im.orig);
 	for (size_t g = 0; im.groups && g < im.w.nlicences; g++) {
 		free(im.groups[g].expr);
 		free(im.groups[g].wording);

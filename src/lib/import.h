@@ -18,7 +18,9 @@
 
 /* One line of manifests/licence-map: KEY<TAB>EXPRESSION<TAB>CATEGORY<TAB>REASON.
  * KEY is "file:NAME" (an upstream licence file), "text:WORDING" (an inline
- * licence, whitespace-normalised) or "id:ID" (an SPDX id or LicenseRef-*
+ * licence: the whole text from the Licence: line to the next keyword line
+ * or separator, whitespace-normalised), "sha256:DIGEST" (the SHA-256 of
+ * such a wording, for long ones) or "id:ID" (an SPDX id or LicenseRef-*
  * that upstream's SPDX-License-Identifier: lines name; its expression is ID). */
 struct fw_licmap_entry {
 	char *key;
