@@ -109,13 +109,41 @@ int cmd_import(int argc, char **argv)
 	int ret, r;
 
 	cli.max_args = 1;
-	/* "import SRC --into DIR": the operand may come first; options stop
-	 * at the first operand otherwise (the front end does not permute). */
-	if (argc > 2 && argv[1][0] != '-') {
-		char *src = argv[1];
+	/* "import SRC --into DIR": operands may come anywhere; the front end
+	 * stops at the first one, so they are moved after the options. */
+	{
+		char **opts = calloc((size_t)argc + 1, sizeof(*opts));
+		char **ops = calloc((size_t)argc + 1, sizeof(*ops));
+		int no = 0, np = 0;
 
-		memmove(argv + 1, argv + 2, (size_t)(argc - 2) * sizeof(*argv));
-		argv[argc - 1] = src;
+		if (!opts || !ops) {
+			free(opts);
+			free(ops);
+			fw_err("out of memory");
+			return EXIT_FINDING;
+		}
+		for (int i = 1; i < argc; i++) {
+			const char *a = argv[i];
+
+			if (strcmp(a, "--") == 0) {
+				while (i < argc)
+					ops[np++] = argv[i++];
+				break;
+			}
+			if (a[0] != '-' || !a[1]) {
+				ops[np++] = argv[i];
+				continue;
+			}
+			opts[no++] = argv[i];
+			if (!strchr(a, '=') && i + 1 < argc &&
+			    (strcmp(a, "--into") == 0 || strcmp(a, "--map") == 0 ||
+			     strcmp(a, "--licence-dir") == 0 || strcmp(a, "--license-dir") == 0))
+				opts[no++] = argv[++i];
+		}
+		memcpy(argv + 1, opts, (size_t)no * sizeof(*argv));
+		memcpy(argv + 1 + no, ops, (size_t)np * sizeof(*argv));
+		free(opts);
+		free(ops);
 	}
 	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
 	if (ret >= 0)

@@ -1990,6 +1990,21 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 			}
 		}
 	}
+	/* What a killed import of this DIR left beside it (its stage, marked). */
+	{
+		char **nm;
+		size_t nn;
+		char *prefix = fw_asprintf(".%s.", im.leaf);
+
+		if (prefix && fw_read_dir_sorted(im.parentfd, &nm, &nn) == 0) {
+			for (size_t i = 0; i < nn; i++)
+				if (strncmp(nm[i], prefix, strlen(prefix)) == 0 &&
+				    fw_is_stale_tmp(im.parentfd, nm[i]))
+					fw_rm_rf_at(im.parentfd, nm[i]);
+			fw_free_strv(nm, nn);
+		}
+		free(prefix);
+	}
 	r = fw_tmp_mkdir(im.parentfd, im.leaf, im.stage, sizeof(im.stage));
 	if (r < 0) {
 		fw_diag_add(d, o->into, 0, "cannot create a temporary tree beside it: %s", strerror(-r));
