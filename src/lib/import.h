@@ -21,7 +21,7 @@
  * licence: the whole text from the Licence: line to the next keyword line
  * or separator, whitespace-normalised), "sha256:DIGEST" (the SHA-256 of
  * such a wording, for long ones) or "id:ID" (an SPDX id or LicenseRef-*
- * that upstream's SPDX-License-Identifier: lines name; its expression is ID). */
+ * that upstream's SPDX identifier lines name; its expression is ID). */
 struct fw_licmap_entry {
 	char *key;
 	char *expr;
