@@ -14,7 +14,8 @@
 static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
-	       "                     [--licence-dir D]... [--map FILE] [--no-whence]\n"
+	       "                     [--licence-dir D]... [--map FILE]\n"
+	       "                     [--no-whence [--debian-copyright]]\n"
 	       "\n"
 	       "Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
 	       "licence files) and write firmware/, WHENCE, LICENSES/ and manifests/ of this\n"
@@ -34,6 +35,8 @@ static void help(void)
 	       "  --no-whence        SRC is an installed tree (or an unpacked package root\n"
 	       "                     holding lib/firmware): every file a File:, every\n"
 	       "                     symlink a Link:\n"
+	       "  --debian-copyright with --no-whence: licences from the DEP-5 files\n"
+	       "                     usr/share/doc/<package>/copyright found in SRC\n"
 	       "\n"
 	       "Exit 0 when DIR was written and every licence classified, 1 when something\n"
 	       "was refused, missing or failed, 2 for a usage error.\n");
@@ -43,7 +46,7 @@ struct opts {
 	const char *into, *map;
 	const char **dirs;
 	size_t ndirs;
-	bool allow_missing, link, no_whence;
+	bool allow_missing, link, no_whence, debian_copyright;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -65,6 +68,9 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'n':
 		o->no_whence = true;
+		return EXIT_OK;
+	case 'd':
+		o->debian_copyright = true;
 		return EXIT_OK;
 	case 'L': {
 		const char **v = realloc(o->dirs, (o->ndirs + 1) * sizeof(*v));
@@ -96,6 +102,7 @@ int cmd_import(int argc, char **argv)
 		{ "allow-missing", no_argument, NULL, 'a' },
 		{ "link", no_argument, NULL, 'l' },
 		{ "no-whence", no_argument, NULL, 'n' },
+		{ "debian-copyright", no_argument, NULL, 'd' },
 		{ "licence-dir", required_argument, NULL, 'L' },
 		{ "license-dir", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
@@ -166,7 +173,12 @@ int cmd_import(int argc, char **argv)
 		.src = cli.args[0], .into = o.into, .map_path = map,
 		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
 		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
+		.debian_copyright = o.debian_copyright,
 	};
+	if (o.debian_copyright && !o.no_whence) {
+		ret = fw_usage("import", "--debian-copyright goes with --no-whence");
+		goto out;
+	}
 	r = fw_import(&io, &rep, &d);
 	fw_print_diag(&d);
 	if (r == -EAGAIN) {
@@ -197,6 +209,11 @@ int cmd_import(int argc, char **argv)
 		printf("changes (%zu):\n", rep.changes.n);
 		for (size_t i = 0; i < rep.changes.n; i++)
 			printf("  %s\n", rep.changes.v[i]);
+	}
+	if (rep.packages.n) {
+		printf("packages (%zu):\n", rep.packages.n);
+		for (size_t i = 0; i < rep.packages.n; i++)
+			printf("  %s\n", rep.packages.v[i]);
 	}
 	printf("import: %u blocks, %u files (%u copied, %u hard-linked, %llu bytes), %u sources, "
 	       "%u links\n",

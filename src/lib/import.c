@@ -3,6 +3,7 @@
 #include "import.h"
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +20,27 @@
 #include "tree.h"
 #include "util.h"
 #include "whence.h"
+
+#define DEP5_WORDING "Debian copyright: "
+
+struct dep5_para {
+	char **globs;
+	size_t nglobs;
+	char *licence; /* short name (first line of License:) */
+};
+
+struct dep5_file {
+	struct dep5_para *paras;
+	size_t n, cap;
+};
+
+struct dep5 {
+	struct dep5_file *files;
+	size_t nfiles;
+	char **names;  /* licence short names with a text */
+	char **texts;  /* their texts (the License: body, " ." lines blank) */
+	size_t ntexts, cap_texts;
+};
 
 /* ---- small helpers ---- */
 
@@ -56,6 +78,7 @@ void fw_import_report_free(struct fw_import_report *r)
 	fw_strv_free(&r->dropped);
 	fw_strv_free(&r->notes);
 	fw_strv_free(&r->changes);
+	fw_strv_free(&r->packages);
 }
 
 /* ---- the licence map ---- */
@@ -284,6 +307,8 @@ struct imp {
 	struct fw_import_report *rep;
 	struct fw_diag *d;
 	int srcfd;             /* the tree WHENCE's names are relative to */
+	int rootfd;            /* SRC itself (--no-whence: may hold usr/share/doc) */
+	struct dep5 dep5;      /* --debian-copyright */
 	int *licfds;           /* --licence-dir, opened */
 	char *wbuf;            /* upstream WHENCE text */
 	size_t wlen;
@@ -795,6 +820,20 @@ static int find_texts(struct imp *im)
 
 			if (!im->groups[g].inline_id || strcmp(im->groups[g].inline_id, x->id) != 0)
 				continue;
+			if (im->groups[g].wording &&
+			    strncmp(im->groups[g].wording, DEP5_WORDING, strlen(DEP5_WORDING)) == 0) {
+				const char *nm = im->groups[g].wording + strlen(DEP5_WORDING);
+
+				for (size_t k = 0; k < im->dep5.ntexts && !x->text; k++)
+					if (strcmp(im->dep5.names[k], nm) == 0) {
+						x->text = strdup(im->dep5.texts[k]);
+						if (!x->text)
+							return -ENOMEM;
+						x->len = strlen(x->text);
+					}
+				if (x->text)
+					break;
+			}
 			for (unsigned ln = l->text_line; ln <= im->groups[g].para_end; ln++) {
 				const char *s = im->lines[ln];
 				size_t len = im->lens[ln];
@@ -1696,6 +1735,227 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 	return r;
 }
 
+/* ---- --debian-copyright: DEP-5 copyright files of unpacked packages ---- */
+
+static void dep5_free(struct dep5 *d)
+{
+	for (size_t i = 0; i < d->nfiles; i++) {
+		for (size_t k = 0; k < d->files[i].n; k++) {
+			fw_free_strv(d->files[i].paras[k].globs, d->files[i].paras[k].nglobs);
+			free(d->files[i].paras[k].licence);
+		}
+		free(d->files[i].paras);
+	}
+	free(d->files);
+	fw_free_strv(d->names, d->ntexts);
+	fw_free_strv(d->texts, d->ntexts);
+	memset(d, 0, sizeof(*d));
+}
+
+static int dep5_add_text(struct dep5 *d, const char *name, const char *body)
+{
+	size_t cap = d->cap_texts;
+
+	if (!*body)
+		return 0;
+	for (size_t i = 0; i < d->ntexts; i++)
+		if (strcmp(d->names[i], name) == 0)
+			return 0; /* the first text of a name stands */
+	if (fw_grow(&d->names, &cap, d->ntexts, sizeof(*d->names)) < 0)
+		return -ENOMEM;
+	cap = d->cap_texts;
+	if (fw_grow(&d->texts, &d->cap_texts, d->ntexts, sizeof(*d->texts)) < 0)
+		return -ENOMEM;
+	d->names[d->ntexts] = strdup(name);
+	d->texts[d->ntexts] = strdup(body);
+	if (!d->names[d->ntexts] || !d->texts[d->ntexts])
+		return -ENOMEM;
+	d->ntexts++;
+	(void)cap;
+	return 0;
+}
+
+/* One copyright file: paragraphs of "Field: value" lines with continuation
+ * lines (a leading blank; " ." is an empty line), separated by blank lines. */
+static int dep5_end_para(struct dep5 *d, struct dep5_file *f, char **files, char **lic,
+			 char **body)
+{
+	int r = 0;
+
+	if (*files && *lic) {
+		struct dep5_para para = { 0 };
+		size_t cap = 0;
+		char *s2 = NULL;
+
+		for (char *g = strtok_r(*files, " \t", &s2); g && r == 0; g = strtok_r(NULL, " \t", &s2)) {
+			if (fw_grow(&para.globs, &cap, para.nglobs, sizeof(char *)) < 0 ||
+			    !(para.globs[para.nglobs] = strdup(g)))
+				r = -ENOMEM;
+			else
+				para.nglobs++;
+		}
+		para.licence = strdup(*lic);
+		if (r == 0 && para.licence && fw_grow(&f->paras, &f->cap, f->n, sizeof(*f->paras)) == 0) {
+			f->paras[f->n++] = para;
+		} else {
+			fw_free_strv(para.globs, para.nglobs);
+			free(para.licence);
+			r = -ENOMEM;
+		}
+	}
+	if (r == 0 && *lic && *body)
+		r = dep5_add_text(d, *lic, *body);
+	free(*files);
+	free(*lic);
+	free(*body);
+	*files = *lic = *body = NULL;
+	return r;
+}
+
+/* One copyright file: paragraphs of "Field: value" lines with continuation
+ * lines (a leading blank; " ." is an empty line), separated by blank lines. */
+static int dep5_parse(struct dep5 *d, const char *buf, size_t len)
+{
+	struct dep5_file *f;
+	struct fw_lines it;
+	const char *ls, *le;
+	char *files = NULL, *lic = NULL, *body = NULL;
+	size_t blen = 0;
+	enum { NONE, FILES, LICENSE, OTHER } field = NONE;
+	int r = 0;
+
+	f = realloc(d->files, (d->nfiles + 1) * sizeof(*d->files));
+	if (!f)
+		return -ENOMEM;
+	d->files = f;
+	f = &d->files[d->nfiles++];
+	memset(f, 0, sizeof(*f));
+	fw_lines_init(&it, buf, len);
+	while (r == 0 && fw_lines_next(&it, &ls, &le)) {
+		const char *q = ls;
+
+		while (q < le && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q == le) {
+			r = dep5_end_para(d, f, &files, &lic, &body);
+			blen = 0;
+			field = NONE;
+			continue;
+		}
+		if (q > ls) {
+			size_t vl = (le - q == 1 && *q == '.') ? 0 : (size_t)(le - q);
+
+			if (field == FILES) {
+				char *n = fw_asprintf("%s %.*s", files, (int)vl, q);
+
+				free(files);
+				files = n;
+				if (!n)
+					r = -ENOMEM;
+			} else if (field == LICENSE) {
+				char *n = realloc(body, blen + vl + 2);
+
+				if (!n) {
+					r = -ENOMEM;
+					continue;
+				}
+				memcpy(n + blen, q, vl);
+				blen += vl;
+				n[blen++] = '\n';
+				n[blen] = '\0';
+				body = n;
+			}
+			continue;
+		}
+		if (le - ls >= 6 && memcmp(ls, "Files:", 6) == 0) {
+			field = FILES;
+			free(files);
+			files = fw_strndup(ls + 6, (size_t)(le - ls - 6));
+			if (!files)
+				r = -ENOMEM;
+		} else if (le - ls >= 8 && memcmp(ls, "License:", 8) == 0) {
+			const char *v = ls + 8;
+
+			while (v < le && (*v == ' ' || *v == '\t'))
+				v++;
+			field = LICENSE;
+			free(lic);
+			free(body);
+			lic = fw_strndup(v, (size_t)(le - v));
+			body = strdup("");
+			blen = 0;
+			if (!lic || !body)
+				r = -ENOMEM;
+		} else {
+			field = OTHER;
+		}
+	}
+	if (r == 0)
+		r = dep5_end_para(d, f, &files, &lic, &body);
+	free(files);
+	free(lic);
+	free(body);
+	return r;
+}
+
+/* usr/share/doc/<package>/copyright of every package unpacked in root. */
+static int dep5_load(struct dep5 *d, int rootfd, struct fw_strv *pkgs)
+{
+	int docfd = fw_open_beneath(rootfd, "usr/share/doc", O_RDONLY | O_DIRECTORY, 0);
+	char **names;
+	size_t n;
+	int r;
+
+	if (docfd < 0)
+		return docfd == -ENOENT ? 0 : docfd;
+	r = fw_read_dir_sorted(docfd, &names, &n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char *path = fw_asprintf("%s/copyright", names[i]), *buf = NULL;
+		size_t len;
+
+		if (!path) {
+			r = -ENOMEM;
+			break;
+		}
+		if (fw_read_text(docfd, path, &buf, &len) == 0 && strstr(buf, "Files:")) {
+			r = strv_take(pkgs, strdup(names[i]));
+			if (r == 0)
+				r = dep5_parse(d, buf, len);
+		}
+		free(buf);
+		free(path);
+	}
+	fw_free_strv(names, n);
+	close(docfd);
+	return r;
+}
+
+/* The licence DEP-5 gives a file: in each copyright file the last
+ * paragraph that matches wins (DEP-5's rule); across packages, the first
+ * match more specific than "*". NULL if none. */
+static const char *dep5_licence(const struct dep5 *d, const char *name)
+{
+	const char *any = NULL;
+
+	for (size_t i = 0; i < d->nfiles; i++) {
+		const struct dep5_file *f = &d->files[i];
+		const struct dep5_para *last = NULL;
+		bool star = false;
+
+		for (size_t k = 0; k < f->n; k++)
+			for (size_t g = 0; g < f->paras[k].nglobs; g++)
+				if (fnmatch(f->paras[k].globs[g], name, 0) == 0) {
+					last = &f->paras[k];
+					star = strcmp(f->paras[k].globs[g], "*") == 0;
+				}
+		if (last && !star)
+			return last->licence;
+		if (last && !any)
+			any = last->licence;
+	}
+	return any;
+}
+
 /* ---- --no-whence: a WHENCE for an installed tree ---- */
 
 struct synth {
@@ -1726,7 +1986,8 @@ static bool needs_quotes(const char *name)
 	return strpbrk(name, " \t\"") != NULL;
 }
 
-static int synth_walk(struct synth *files, struct synth *links, int dfd, const char *rel, int depth)
+static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *names_out, int dfd,
+		      const char *rel, int depth)
 {
 	char **names;
 	size_t n;
@@ -1755,9 +2016,11 @@ static int synth_walk(struct synth *files, struct synth *links, int dfd, const c
 			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0) {
-				r = synth_walk(files, links, sub, path, depth + 1);
+				r = synth_walk(files, links, names_out, sub, path, depth + 1);
 				close(sub);
 			}
+		} else if (S_ISREG(st.st_mode) && names_out) {
+			r = strv_take(names_out, strdup(path));
 		} else if (S_ISREG(st.st_mode)) {
 			line = fw_asprintf(needs_quotes(path) ? "File: \"%s\"\n" : "File: %s\n", path);
 			r = line ? synth_add(files, line) : -ENOMEM;
@@ -1780,24 +2043,94 @@ static int synth_walk(struct synth *files, struct synth *links, int dfd, const c
 	return r;
 }
 
-/* Every regular file a File:, every symlink a Link:, in one block whose
- * licence is the wording below: the map decides what it is. */
+struct lic_name {
+	const char *lic; /* DEP-5 licence, NULL none */
+	const char *name;
+};
+
+static int cmp_lic_name(const void *a, const void *b)
+{
+	const struct lic_name *x = a, *y = b;
+
+	/* By licence, files without one last; then by name. */
+	if (!x->lic != !y->lic)
+		return x->lic ? -1 : 1;
+	if (x->lic && strcmp(x->lic, y->lic))
+		return strcmp(x->lic, y->lic);
+	return strcmp(x->name, y->name);
+}
+
+static bool same_lic(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+#define SYNTH_SEP "--------------------------------------------------------------------------\n\n"
+#define SYNTH_UNKNOWN "Licence: Unknown: an installed tree without licence information.\n\n"
+
+/* Every regular file a File:, every symlink a Link:. Without DEP-5 files,
+ * in one block whose licence is the wording SYNTH_UNKNOWN (the map decides
+ * what it is); with them, one block per licence DEP-5 assigns, worded
+ * "Debian copyright: NAME" (again for the map to classify). */
 static int synth_whence(struct imp *im)
 {
 	struct synth f = { 0 }, l = { 0 }, all = { 0 };
-	int r = synth_walk(&f, &l, im->srcfd, "", 0);
+	struct fw_strv names = { 0 };
+	bool dep5 = im->o->debian_copyright;
+	int r = synth_walk(&f, &l, dep5 ? &names : NULL, im->srcfd, "", 0);
 
 	if (r == 0)
-		r = synth_add(&all, "Imported by fwdist import --no-whence from an installed tree.\n\n"
-				    "--------------------------------------------------------------------------\n\n"
-				    "Driver: installed - every file of an installed firmware tree\n\n");
-	if (r == 0 && f.buf)
-		r = synth_add(&all, f.buf);
-	if (r == 0 && l.buf)
-		r = synth_add(&all, l.buf);
-	if (r == 0)
-		r = synth_add(&all, "\nLicence: Unknown: an installed tree without licence information.\n\n"
-				    "--------------------------------------------------------------------------\n");
+		r = synth_add(&all, "Imported by fwdist import --no-whence from an installed tree.\n\n" SYNTH_SEP);
+	if (r == 0 && dep5) {
+		struct lic_name *v = calloc(names.n + 1, sizeof(*v));
+		const char *cur = NULL;
+
+		if (!v)
+			r = -ENOMEM;
+		for (size_t i = 0; r == 0 && i < names.n; i++)
+			v[i] = (struct lic_name){ dep5_licence(&im->dep5, names.v[i]), names.v[i] };
+		if (r == 0 && names.n > 1)
+			qsort(v, names.n, sizeof(*v), cmp_lic_name);
+		for (size_t i = 0; r == 0 && i < names.n; i++) {
+			char *line;
+
+			if (i == 0 || !same_lic(v[i].lic, cur)) {
+				if (i > 0)
+					r = synth_add(&all, "");
+				cur = v[i].lic;
+				line = cur ? fw_asprintf("Driver: debian - files Debian's copyright gives %s\n\n", cur) :
+					     strdup("Driver: installed - files no copyright file covers\n\n");
+				if (r == 0)
+					r = line ? synth_add(&all, line) : -ENOMEM;
+				free(line);
+			}
+			line = fw_asprintf(needs_quotes(v[i].name) ? "File: \"%s\"\n" : "File: %s\n", v[i].name);
+			r = r ? r : line ? synth_add(&all, line) : -ENOMEM;
+			free(line);
+			if (r == 0 && (i + 1 == names.n || !same_lic(v[i + 1].lic, cur))) {
+				line = cur ? fw_asprintf("\nLicence: " DEP5_WORDING "%s\n\n" SYNTH_SEP, cur) :
+					     strdup("\n" SYNTH_UNKNOWN SYNTH_SEP);
+				r = line ? synth_add(&all, line) : -ENOMEM;
+				free(line);
+			}
+		}
+		free(v);
+		if (r == 0 && l.buf)
+			r = synth_add(&all, "Driver: links - the symlinks of the installed tree\n\n");
+		if (r == 0 && l.buf)
+			r = synth_add(&all, l.buf);
+		if (r == 0 && l.buf)
+			r = synth_add(&all, "\n" SYNTH_SEP);
+	} else if (r == 0) {
+		r = synth_add(&all, "Driver: installed - every file of an installed firmware tree\n\n");
+		if (r == 0 && f.buf)
+			r = synth_add(&all, f.buf);
+		if (r == 0 && l.buf)
+			r = synth_add(&all, l.buf);
+		if (r == 0)
+			r = synth_add(&all, "\n" SYNTH_UNKNOWN SYNTH_SEP);
+	}
+	fw_strv_free(&names);
 	free(f.buf);
 	free(l.buf);
 	if (r < 0) {
@@ -1822,7 +2155,7 @@ static int open_src(struct imp *im)
 		int sub = openat(fd, "lib/firmware", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 		if (sub >= 0) {
-			close(fd);
+			im->rootfd = fd;
 			fd = sub;
 		}
 	}
@@ -1832,7 +2165,8 @@ static int open_src(struct imp *im)
 
 int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d)
 {
-	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .parentfd = -1, .stagefd = -1 };
+	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .rootfd = -1, .parentfd = -1,
+			  .stagefd = -1 };
 	struct fw_tree t = { 0 }, old = { 0 };
 	bool have_t = false, have_old = false;
 	struct job *jobs = NULL;
@@ -1877,6 +2211,13 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		}
 	}
 	/* Upstream's WHENCE, or one made for an installed tree. */
+	if (o->debian_copyright) {
+		r = dep5_load(&im.dep5, im.rootfd >= 0 ? im.rootfd : im.srcfd, &rep->packages);
+		if (r < 0) {
+			fw_diag_add(d, o->src, 0, "usr/share/doc: %s", strerror(-r));
+			goto out;
+		}
+	}
 	if (o->no_whence)
 		r = synth_whence(&im);
 	else
@@ -2245,6 +2586,9 @@ out:
 	free(im.licfds);
 	if (im.srcfd >= 0)
 		close(im.srcfd);
+	if (im.rootfd >= 0)
+		close(im.rootfd);
+	dep5_free(&im.dep5);
 	if (im.stagefd >= 0)
 		close(im.stagefd);
 	if (im.parentfd >= 0)

@@ -62,6 +62,7 @@ struct fw_import_opts {
 	bool allow_missing;        /* import what is there, list the rest */
 	bool link;                 /* hard-link blobs where possible */
 	bool no_whence;            /* SRC is an installed tree: every file a File: */
+	bool debian_copyright;     /* licences from SRC's usr/share/doc/<pkg>/copyright */
 };
 
 /* What an import found and did; every list is of printable lines. */
@@ -73,6 +74,7 @@ struct fw_import_report {
 	struct fw_strv dropped;    /* entries not imported, and why */
 	struct fw_strv notes;      /* other facts (CRLF converted, empty blobs shipped) */
 	struct fw_strv changes;    /* against the tree that was at DIR */
+	struct fw_strv packages;   /* --debian-copyright: the packages found */
 	unsigned blocks, files, links, sources, copied, linked, empty;
 	unsigned cat[FW_CAT_UNKNOWN + 1]; /* blobs per effective category */
 	uint64_t bytes;
