@@ -955,7 +955,24 @@ static int plan_whence(struct imp *im)
 	for (size_t g = 0; g < w->nlicences; g++) {
 		const struct fw_whence_licence *l = &w->licences[g];
 		struct group *gr = &im->groups[g];
+		bool left = false;
 
+		/* A group none of whose entries is imported: its licence lines
+		 * become prose too, or the parser would join them to the
+		 * group before (consecutive licence lines share one group). */
+		for (size_t i = 0; i < w->nentries && !left; i++)
+			left = w->entries[i].licence == g + 1 && !im->replace[w->entries[i].line];
+		if (!left) {
+			unsigned lns[2] = { l->text_line, l->spdx_line };
+
+			for (int k = 0; k < 2; k++)
+				if (lns[k] && !im->replace[lns[k]] &&
+				    set_replace(im, lns[k],
+						fw_asprintf("# fwdist import: no entry left: %.*s",
+							    (int)im->lens[lns[k]], im->lines[lns[k]])) < 0)
+					return -ENOMEM;
+			continue;
+		}
 		if (!gr->refused && !l->spdx && gr->wording && (gr->named = wording_file(gr->wording))) {
 			/* The wording names a file: the tree keeps it under that
 			 * name too, as upstream does, or the wording gives no terms. */
