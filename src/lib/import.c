@@ -912,12 +912,15 @@ static int plan_whence(struct imp *im)
 	if (!im->named)
 		return -ENOMEM;
 	for (size_t i = 0; i < w->nentries; i++) {
-		const struct fw_whence_entry *e = &w->entries[i];
+		struct fw_whence_entry *e = &w->entries[i];
 		struct stat st;
 		int fd;
 
 		if (e->kind == FW_E_LINK)
 			continue;
+		/* "Source: cis/" names a directory of sources, as the model reads it. */
+		if (e->kind == FW_E_SOURCE && strlen(e->name) > 1 && e->name[strlen(e->name) - 1] == '/')
+			e->name[strlen(e->name) - 1] = '\0';
 		if (fw_name_problem(e->name) || fw_name_reserved(e->name)) {
 			r = drop_entry(im, e, fw_name_problem(e->name) ? fw_name_problem(e->name) :
 					      "a name fwdist reserves");
