@@ -389,11 +389,15 @@ static int walk_dir(struct walk *wk, int dfd, const char *prefix, int depth)
 			fw_diag_add(wk->d, wp, x->e->line,
 				    "Link: %s: a file of that name is in %s/ (install creates links)",
 				    fw_esc(rel), FW_TREE_FIRMWARE);
-		} else if (x && x->e->kind == FW_E_SOURCE) {
+		} else if (x && x->e->kind == FW_E_SOURCE && !S_ISDIR(st.st_mode)) {
 			wk->source_seen[x->e - t->whence.entries] = true;
 		} else if (x && x->blob >= 0) {
 			check_blob_file(wk, dfd, names[i], rel, &st, x->blob);
 		} else if (S_ISDIR(st.st_mode)) {
+			/* A Source: directory is walked too: upstream's cis/
+			 * holds the blobs beside their sources (cis/src/). */
+			if (x && x->e->kind == FW_E_SOURCE)
+				wk->source_seen[x->e - t->whence.entries] = true;
 			int sub;
 
 			if (depth > 64) {

@@ -1330,8 +1330,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static bool listed_blob(const struct fw_tree *t, const char *dir, const char *leaf)
+{
+	char *name = fw_asprintf("%s/%s", dir, leaf);
+	const struct fw_name *x = name ? fw_tree_find(t, name) : NULL;
+
+	free(name);
+	return x && x->blob >= 0;
+}
+
 /* A Source: directory: its regular files and subdirectories, nothing followed. */
-static int copy_dir(int from, int to, const char *rel, struct imp *im)
+static int copy_dir(int from, int to, const char *rel, struct imp *im, const struct fw_tree *t)
 {
 	char **names;
 	size_t n;
@@ -1355,12 +1364,14 @@ static int copy_dir(int from, int to, const char *rel, struct imp *im)
 			if (a < 0 || b < 0 || !sub)
 				r = r ? r : -EIO;
 			if (r == 0)
-				r = copy_dir(a, b, sub, im);
+				r = copy_dir(a, b, sub, im, t);
 			if (a >= 0)
 				close(a);
 			if (b >= 0)
 				close(b);
 			free(sub);
+		} else if (S_ISREG(st.st_mode) && listed_blob(t, rel, names[i])) {
+			continue; /* a blob: copied as one when it ships, else never */
 		} else if (S_ISREG(st.st_mode)) {
 			int a = openat(from, names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 			int b = openat(to, names[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -1368,6 +1379,12 @@ static int copy_dir(int from, int to, const char *rel, struct imp *im)
 			char buf[1 << 16];
 			ssize_t got;
 
+			if (b < 0 && errno == EEXIST) {
+				/* Copied already, as a blob listed inside the source directory. */
+				if (a >= 0)
+					close(a);
+				continue;
+			}
 			if (a < 0 || b < 0)
 				r = -errno;
 			while (r == 0 && (got = read(a, buf, sizeof(buf))) != 0) {
@@ -2479,7 +2496,7 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 
 		if (e->kind != FW_E_SOURCE || !im.named[i])
 			continue;
-		if (fstatat(fwfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		if (fstatat(fwfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
 			continue; /* named twice, or a blob too */
 		from = fw_open_resolve(im.srcfd, e->name, O_RDONLY | O_NONBLOCK);
 		if (from < 0 || fstat(from, &st) < 0) {
@@ -2494,10 +2511,13 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 			goto fail;
 		}
 		if (S_ISDIR(st.st_mode)) {
+			/* It may exist already: blobs can live in it (cis/). */
 			r = fw_mkdirat(pfd, leaf, 0755);
+			if (r == -EEXIST)
+				r = 0;
 			to = r == 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 			if (to >= 0) {
-				r = copy_dir(from, to, e->name, &im);
+				r = copy_dir(from, to, e->name, &im, &t);
 				close(to);
 			}
 			close(from);
