@@ -2594,6 +2594,18 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		goto fail;
 	}
 	if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_EXCHANGE) == 0) {
+		/* The old tree now has the stage's name: mark it as ours
+		 * first, so that a kill during its removal leaves something
+		 * the next import recognises and removes. */
+		int ofd = openat(im.parentfd, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (ofd >= 0) {
+			int mfd = openat(ofd, FW_STAGE_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+			if (mfd >= 0)
+				close(mfd);
+			close(ofd);
+		}
 		fw_rm_rf_at(im.parentfd, im.stage);
 	} else if (errno == ENOENT) {
 		if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_NOREPLACE) < 0) {
