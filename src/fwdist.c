@@ -20,6 +20,7 @@ static const struct {
 	{ "check", cmd_check, "validate the whole tree: WHENCE, files, links, licences, split, checksums" },
 	{ "manifest", cmd_manifest, "regenerate manifests/checksums after a deliberate blob change" },
 	{ "list", cmd_list, "list blobs and links (of one package), or read any WHENCE file" },
+	{ "import", cmd_import, "take an upstream linux-firmware tree into this layout, classifying every licence" },
 	{ "licenses", cmd_licenses, "licence report: problem blobs first, then each licence's use" },
 	{ "install", cmd_install, "verify and install the tree into DESTDIR/lib/firmware" },
 	{ "uninstall", cmd_uninstall, "remove what install put in place, and nothing else" },

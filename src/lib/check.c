@@ -115,8 +115,7 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 		/* Expression and text problems are reported once per licence
 		 * line and policy line; these belong to the blob itself. */
 		static const unsigned per_blob[] = {
-			FW_LP_NO_LICENCE, FW_LP_UNDIST_PRESENT, FW_LP_FREE_NO_SOURCE,
-			FW_LP_WORDING_FILE,
+			FW_LP_NO_LICENCE, FW_LP_UNDIST_PRESENT, FW_LP_WORDING_FILE,
 		};
 
 		if (b->duplicate || fw_name_problem(b->e->name))
@@ -125,6 +124,11 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 			char *text;
 
 			if (!(b->lproblems & per_blob[k]))
+				continue;
+			/* A refused blob, absent, documents the refusal: what
+			 * its wording names ships to no one. */
+			if (per_blob[k] == FW_LP_WORDING_FILE && b->cat == FW_CAT_UNDISTRIBUTABLE &&
+			    (b->presence == FW_ABSENT || b->presence == FW_UNREACHABLE))
 				continue;
 			text = fw_licence_problem_text(t, b, per_blob[k]);
 			fw_diag_add(d, w->path, b->e->line, "%s: %s: %s", KIND(b->e), name,
@@ -137,6 +141,8 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 			continue;
 		if (!t->have_split)
 			continue;
+		if (b->pkg < 0 && b->empty)
+			continue; /* said once, as an empty file (check_blob_file) */
 		if (b->pkg < 0) {
 			fw_diag_add(d, w->path, b->e->line, "%s: %s: in no package of %s", KIND(b->e),
 				    name, FW_TREE_SPLIT);
@@ -307,10 +313,12 @@ static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const ch
 		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: executable bit set (mode %04o)", KIND(b->e),
 			    fw_esc(rel), (unsigned)(st->st_mode & 07777));
 	/* The kernel's loader refuses a zero-length firmware file (-EINVAL):
-	 * an empty blob can never be loaded, so it is a mistake. */
-	if (st->st_size == 0)
-		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: empty file (the kernel refuses empty firmware)",
-			    KIND(b->e), fw_esc(rel));
+	 * an empty blob can never be loaded, so it is a mistake unless the
+	 * split ships it deliberately (empty:yes), as upstream ships some. */
+	if (st->st_size == 0 && b->pkg < 0)
+		fw_diag_add(wk->d, wp, b->e->line,
+			    "%s: %s: empty file (the kernel refuses empty firmware; only an empty:yes "
+			    "line of %s ships it)", KIND(b->e), fw_esc(rel), FW_TREE_SPLIT);
 	if (st->st_size > 0)
 		check_format(wk, dfd, leaf, rel, b);
 	if (!b->sum) {
@@ -381,11 +389,15 @@ static int walk_dir(struct walk *wk, int dfd, const char *prefix, int depth)
 			fw_diag_add(wk->d, wp, x->e->line,
 				    "Link: %s: a file of that name is in %s/ (install creates links)",
 				    fw_esc(rel), FW_TREE_FIRMWARE);
-		} else if (x && x->e->kind == FW_E_SOURCE) {
+		} else if (x && x->e->kind == FW_E_SOURCE && !S_ISDIR(st.st_mode)) {
 			wk->source_seen[x->e - t->whence.entries] = true;
 		} else if (x && x->blob >= 0) {
 			check_blob_file(wk, dfd, names[i], rel, &st, x->blob);
 		} else if (S_ISDIR(st.st_mode)) {
+			/* A Source: directory is walked too: upstream's cis/
+			 * holds the blobs beside their sources (cis/src/). */
+			if (x && x->e->kind == FW_E_SOURCE)
+				wk->source_seen[x->e - t->whence.entries] = true;
 			int sub;
 
 			if (depth > 64) {

@@ -13,6 +13,7 @@
 
 static const char *const cat_names[] = {
 	[FW_CAT_FREE] = "free",
+	[FW_CAT_COPYLEFT] = "copyleft",
 	[FW_CAT_NONFREE] = "non-free",
 	[FW_CAT_UNDISTRIBUTABLE] = "undistributable",
 	[FW_CAT_UNKNOWN] = "unknown",
@@ -92,7 +93,7 @@ int fw_policy_parse(struct fw_policy *p, const char *path, const char *buf, size
 		catbuf[catlen] = '\0';
 		if (fw_category_parse(catbuf, &ent.cat) < 0) {
 			fw_diag_add(d, path, it.line,
-				    "%s: unknown category '%s' (free, non-free or undistributable)",
+				    "%s: unknown category '%s' (free, copyleft, non-free or undistributable)",
 				    ent.id, fw_esc(catbuf));
 			goto skip;
 		}
@@ -152,6 +153,8 @@ struct spdx {
 	void *ctx;
 	const char *err;
 	int depth;
+	int source; /* -1: categories as the policy gives them; 0/1: as shipped
+		     * without / with source (fw_spdx_eval_shipped) */
 };
 
 enum tok { T_END, T_ID, T_AND, T_OR, T_WITH, T_LP, T_RP, T_BAD };
@@ -210,6 +213,10 @@ static int eval_id(struct spdx *x, const char *id, size_t len, enum fw_category 
 	}
 	e = x->p ? fw_policy_find(x->p, buf) : NULL;
 	*cat = e ? e->cat : FW_CAT_UNKNOWN;
+	if (x->source == 0 && *cat == FW_CAT_FREE)
+		*cat = FW_CAT_NONFREE;
+	else if (x->source >= 0 && *cat == FW_CAT_COPYLEFT)
+		*cat = x->source ? FW_CAT_FREE : FW_CAT_UNDISTRIBUTABLE;
 	return 0;
 }
 
@@ -304,7 +311,26 @@ int fw_spdx_eval(const struct fw_policy *p, const char *expr, enum fw_category *
 		 int (*each_id)(void *ctx, const char *id, size_t len), void *ctx,
 		 const char **syntax)
 {
-	struct spdx x = { .p = p, .s = expr, .each_id = each_id, .ctx = ctx };
+	struct spdx x = { .p = p, .s = expr, .each_id = each_id, .ctx = ctx, .source = -1 };
+	const char *st;
+	size_t len;
+	int r;
+
+	*syntax = NULL;
+	r = eval_or(&x, cat);
+	if (r == 0 && peek(&x, &st, &len) != T_END) {
+		x.err = "trailing garbage in expression";
+		r = -EINVAL;
+	}
+	if (r == -EINVAL)
+		*syntax = x.err;
+	return r;
+}
+
+int fw_spdx_eval_shipped(const struct fw_policy *p, const char *expr, bool has_source,
+			 enum fw_category *cat, const char **syntax)
+{
+	struct spdx x = { .p = p, .s = expr, .source = has_source };
 	const char *st;
 	size_t len;
 	int r;

@@ -3,6 +3,7 @@
 #ifndef FWDIST_POLICY_H
 #define FWDIST_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "diag.h"
@@ -10,6 +11,9 @@
 /* Ordered so that combining is max (AND) and min (OR). */
 enum fw_category {
 	FW_CAT_FREE = 1,           /* DFSG-free, and every file of the block has its source */
+	FW_CAT_COPYLEFT,           /* a policy category only: DFSG-free, and shipping a blob
+				    * requires its source (GPL, LGPL, MPL); a blob is free
+				    * with a Source: in its block, undistributable without */
 	FW_CAT_NONFREE,            /* redistributable, binary only */
 	FW_CAT_UNDISTRIBUTABLE,    /* refused: never installed, never packaged */
 	FW_CAT_UNKNOWN,            /* not in the policy */
@@ -44,5 +48,12 @@ int fw_category_parse(const char *s, enum fw_category *c);
 int fw_spdx_eval(const struct fw_policy *p, const char *expr, enum fw_category *cat,
 		 int (*each_id)(void *ctx, const char *id, size_t len), void *ctx,
 		 const char **syntax);
+/* The category a blob under expr takes, given whether its block ships its
+ * source (a Source: line): each id is mapped first, a free id to non-free
+ * without source (binary only), a copyleft id to free with source and to
+ * undistributable without (GPL without its source may not be shipped);
+ * then AND and OR combine as above. */
+int fw_spdx_eval_shipped(const struct fw_policy *p, const char *expr, bool has_source,
+			 enum fw_category *cat, const char **syntax);
 
 #endif

@@ -61,6 +61,7 @@ static const struct {
 	{ "driver:", FW_SEL_DRIVER },
 	{ "licence:", FW_SEL_LICENCE },
 	{ "license:", FW_SEL_LICENCE },
+	{ "empty:", FW_SEL_EMPTY },
 };
 
 static int parse_selector(const char *f, size_t n, struct fw_selector *sel, const char **err)
@@ -81,8 +82,14 @@ static int parse_selector(const char *f, size_t n, struct fw_selector *sel, cons
 				return -ENOMEM;
 			if (sel->kind == FW_SEL_CATEGORY &&
 			    (fw_category_parse(sel->value, &sel->cat) < 0 ||
-			     sel->cat == FW_CAT_UNDISTRIBUTABLE)) {
+			     sel->cat == FW_CAT_UNDISTRIBUTABLE || sel->cat == FW_CAT_COPYLEFT)) {
 				*err = "category: takes free or non-free";
+				free(sel->value);
+				sel->value = NULL;
+				return -EINVAL;
+			}
+			if (sel->kind == FW_SEL_EMPTY && strcmp(sel->value, "yes") != 0) {
+				*err = "empty: takes yes";
 				free(sel->value);
 				sel->value = NULL;
 				return -EINVAL;
@@ -90,7 +97,7 @@ static int parse_selector(const char *f, size_t n, struct fw_selector *sel, cons
 			return 0;
 		}
 	}
-	*err = "unknown selector (category:, path:, driver:, licence:)";
+	*err = "unknown selector (category:, path:, driver:, licence:, empty:)";
 	return -EINVAL;
 }
 
@@ -243,6 +250,8 @@ static bool sel_matches(const struct fw_selector *sel, const struct fw_blob_fact
 	switch (sel->kind) {
 	case FW_SEL_CATEGORY:
 		return f->cat == sel->cat;
+	case FW_SEL_EMPTY:
+		return f->empty;
 	case FW_SEL_PATH:
 		return fnmatch(sel->value, f->name, 0) == 0;
 	case FW_SEL_DRIVER: {
@@ -276,6 +285,13 @@ static bool sel_matches(const struct fw_selector *sel, const struct fw_blob_fact
 
 bool fw_rule_matches(const struct fw_split_rule *r, const struct fw_blob_facts *f)
 {
+	bool names_empty = false;
+
+	for (size_t i = 0; i < r->nsel; i++)
+		if (r->sel[i].kind == FW_SEL_EMPTY && !r->sel[i].negate)
+			names_empty = true;
+	if (f->empty && !names_empty)
+		return false;
 	for (size_t i = 0; i < r->nsel; i++)
 		if (sel_matches(&r->sel[i], f) == r->sel[i].negate)
 			return false;

@@ -16,6 +16,7 @@ enum fw_sel_kind {
 	FW_SEL_PATH,     /* path:GLOB, fnmatch on the request name; '*' crosses '/' */
 	FW_SEL_DRIVER,   /* driver:GLOB on the block's Driver: text (its first word) */
 	FW_SEL_LICENCE,  /* licence:ID, an id the blob's SPDX expression names */
+	FW_SEL_EMPTY,    /* empty:yes, an empty blob (zero bytes) */
 };
 
 struct fw_selector {
@@ -60,7 +61,11 @@ struct fw_blob_facts {
 	const char *driver;
 	const char *spdx;
 	enum fw_category cat;
+	bool empty; /* zero bytes (its checksum line, or the file as found) */
 };
+/* An empty blob matches only a rule that names it with empty:yes: the
+ * kernel refuses empty firmware, so shipping one (as upstream ships
+ * ath11k/WCN6750/hw1.0/wpss.b08) is a decision the split states. */
 bool fw_rule_matches(const struct fw_split_rule *r, const struct fw_blob_facts *f);
 /* Section a category may go to: main takes only free blobs. */
 bool fw_section_allows(const char *section, enum fw_category cat);

@@ -35,6 +35,28 @@ static int find_unknown(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
+struct copyleft_ctx {
+	const struct fw_policy *p;
+	const char **id;
+};
+
+/* The first id of an expression that the policy calls copyleft. */
+static int find_copyleft(void *ctx, const char *id, size_t len)
+{
+	struct copyleft_ctx *c = ctx;
+	const struct fw_policy_entry *e;
+	char buf[256];
+
+	if (*c->id || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, id, len);
+	buf[len] = '\0';
+	e = fw_policy_find(c->p, buf);
+	if (e && e->cat == FW_CAT_COPYLEFT)
+		*c->id = e->id;
+	return 0;
+}
+
 /* Read one of the manifests; a missing file leaves an empty model (check
  * reports it), an unreadable one is reported here. */
 static int load_text(struct fw_tree *t, const char *path, bool *have, char **buf, size_t *len,
@@ -201,10 +223,19 @@ static int resolve_licences(struct fw_tree *t)
 		}
 		/* Free means DFSG-free *and* built from source in the tree:
 		 * without a Source: the blob is binary-only, whatever its
-		 * licence says, so it never lands in main. */
+		 * licence says, so it never lands in main; and a copyleft
+		 * licence without its source may not be shipped at all
+		 * (Debian's reading of GPL firmware without source). */
 		b->cat = b->licence_cat;
-		if (b->cat == FW_CAT_FREE && b->e->group == 0)
-			b->cat = FW_CAT_NONFREE;
+		if (b->lic && !b->lev->syntax) {
+			const char *syn;
+			struct copyleft_ctx c = { .p = &t->policy, .id = &b->copyleft_id };
+
+			fw_spdx_eval_shipped(&t->policy, b->lic->spdx, b->e->group != 0, &b->cat,
+					     &syn);
+			fw_spdx_eval(NULL, b->lic->spdx, &(enum fw_category){ 0 }, find_copyleft, &c,
+				     &syn);
+		}
 	}
 	return 0;
 }
@@ -233,6 +264,7 @@ static int assign_packages(struct fw_tree *t)
 			.driver = b->driver,
 			.spdx = b->lic ? b->lic->spdx : NULL,
 			.cat = b->cat,
+			.empty = b->empty,
 		};
 
 		if (b->duplicate || (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE))
@@ -450,6 +482,11 @@ static void licence_problems(struct fw_tree *t)
 				m |= FW_LP_UNDIST_PRESENT;
 			if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
 				m |= FW_LP_FREE_NO_SOURCE;
+			/* Undistributable only because a copyleft licence's
+			 * source is not in the block. */
+			if (b->e->group == 0 && b->copyleft_id && b->cat == FW_CAT_UNDISTRIBUTABLE &&
+			    b->licence_cat != FW_CAT_UNDISTRIBUTABLE)
+				m |= FW_LP_COPYLEFT_NO_SOURCE;
 		}
 		if (b->e->licence && t->levals[b->e->licence - 1].absent_file)
 			m |= FW_LP_WORDING_FILE;
@@ -585,8 +622,6 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 	r = build_index(t);
 	if (r == 0)
 		r = resolve_licences(t);
-	if (r == 0)
-		r = assign_packages(t);
 	if (r == 0) {
 		resolve_links(t);
 		for (size_t i = 0; i < t->nblobs; i++)
@@ -595,8 +630,17 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 				 O_CLOEXEC);
 		t->fw_err = t->fwfd < 0 ? -errno : 0;
 		look_at_blobs(t);
-		r = load_texts(t);
+		/* Empty: its checksum line says zero bytes, or the file is. */
+		for (size_t i = 0; i < t->nblobs; i++) {
+			struct fw_blob *b = &t->blobs[i];
+
+			b->empty = (b->sum && b->sum->size == 0) ||
+				   (b->presence == FW_PRESENT && b->fsize == 0);
+		}
+		r = assign_packages(t);
 	}
+	if (r == 0)
+		r = load_texts(t);
 	if (r == 0)
 		r = wording_files(t);
 	if (r == 0)
@@ -743,10 +787,17 @@ char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, 
 	case FW_LP_NO_TEXT:
 		return strdup(fw_text_problem(fw_tree_text(t, b->missing_text)));
 	case FW_LP_UNDIST_PRESENT:
+		if (b->lproblems & FW_LP_COPYLEFT_NO_SOURCE)
+			return fw_asprintf("copyleft licence %s but no Source: in its block: "
+					   "undistributable: the blob must not be in the tree",
+					   fw_esc(b->copyleft_id));
 		return fw_asprintf("licence %s is undistributable: the blob must not be in the tree",
 				   spdx);
 	case FW_LP_FREE_NO_SOURCE:
 		return fw_asprintf("free licence (%s) but no Source: for it in its block", spdx);
+	case FW_LP_COPYLEFT_NO_SOURCE:
+		return fw_asprintf("copyleft licence %s but no Source: in its block: undistributable",
+				   fw_esc(b->copyleft_id ? b->copyleft_id : spdx));
 	case FW_LP_WORDING_FILE:
 		return fw_asprintf("its Licence: wording only names %s, which is not in the tree",
 				   fw_esc(t->levals[b->e->licence - 1].absent_file));

@@ -46,8 +46,12 @@ enum fw_lic_problem {
 	FW_LP_NOT_IN_POLICY = 1u << 2,  /* an id manifests/licenses lacks (unknown category) */
 	FW_LP_NO_TEXT = 1u << 3,        /* an id whose LICENSES/<id>.txt is missing or unusable */
 	FW_LP_UNDIST_PRESENT = 1u << 4, /* undistributable, yet the blob is in firmware/ */
-	FW_LP_FREE_NO_SOURCE = 1u << 5, /* a free licence, but no Source: in the block */
+	FW_LP_FREE_NO_SOURCE = 1u << 5, /* a free licence, but no Source: in the block: the
+					 * blob is non-free (a fact, not a check finding) */
 	FW_LP_WORDING_FILE = 1u << 6,   /* the Licence: wording only names a file that is absent */
+	FW_LP_COPYLEFT_NO_SOURCE = 1u << 7, /* a copyleft licence, no Source: in the block:
+					     * undistributable (a fact of the tree, not a
+					     * check finding unless the blob is present) */
 };
 
 /* A further package whose split line also takes a blob. */
@@ -75,6 +79,8 @@ struct fw_blob {
 	uint64_t fsize;                      /* its size when FW_PRESENT */
 	unsigned lproblems;                  /* enum fw_lic_problem bits */
 	const char *missing_text;            /* FW_LP_NO_TEXT: the first id without a text */
+	const char *copyleft_id;             /* first id the policy calls copyleft, or NULL */
+	bool empty;                          /* zero bytes: shipped only by an empty:yes rule */
 };
 
 /* A licence text of LICENSES/, one per policy entry. */

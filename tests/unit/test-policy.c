@@ -196,13 +196,13 @@ TEST(unknown_category)
 
 	CHECK_EQ_INT(parse(&p, &d, text), 0);
 	CHECK_EQ_INT(d.n, 5);
-	CHECK_DIAG(&d, 0, 3, "B: unknown category 'libre' (free, non-free or undistributable)");
-	CHECK_DIAG(&d, 1, 4, "C: unknown category 'unknown' (free, non-free or undistributable)");
-	CHECK_DIAG(&d, 2, 5, "D: unknown category 'Free' (free, non-free or undistributable)");
+	CHECK_DIAG(&d, 0, 3, "B: unknown category 'libre' (free, copyleft, non-free or undistributable)");
+	CHECK_DIAG(&d, 1, 4, "C: unknown category 'unknown' (free, copyleft, non-free or undistributable)");
+	CHECK_DIAG(&d, 2, 5, "D: unknown category 'Free' (free, copyleft, non-free or undistributable)");
 	CHECK_DIAG(&d, 3, 6,
-		   "E: unknown category 'non-free-firmware' (free, non-free or undistributable)");
+		   "E: unknown category 'non-free-firmware' (free, copyleft, non-free or undistributable)");
 	CHECK_DIAG(&d, 4, 7,
-		   "F: unknown category '\\x1b[31m' (free, non-free or undistributable)");
+		   "F: unknown category '\\x1b[31m' (free, copyleft, non-free or undistributable)");
 	CHECK_EQ_INT(p.n, 1);
 	fw_policy_free(&p);
 	fw_diag_free(&d);
@@ -609,4 +609,40 @@ TEST(spdx_each_id)
 	CHECK_EQ_STR(syn, "expression ends early");
 	CHECK_EQ_STR(x.buf, "MIT");
 	fw_policy_free(&p);
+}
+
+TEST(copyleft_category_shipped)
+{
+	static const char text[] = HDR
+		"GPL-2.0-only copyleft needs its source\n"
+		"LicenseRef-nf non-free binary only\n"
+		"MIT free permissive\n";
+	struct fw_policy p;
+	struct fw_diag d = { 0 };
+	enum fw_category c;
+	const char *syn;
+
+	CHECK_EQ_INT(fw_policy_parse(&p, "licenses", text, sizeof(text) - 1, &d), 0);
+	CHECK_EQ_INT(d.n, 0);
+	CHECK_EQ_STR(fw_category_name(FW_CAT_COPYLEFT), "copyleft");
+	/* As the policy says it. */
+	CHECK_EQ_INT(fw_spdx_eval(&p, "GPL-2.0-only", &c, NULL, NULL, &syn), 0);
+	CHECK_EQ_INT(c, FW_CAT_COPYLEFT);
+	/* As shipped: with its source free, without it undistributable. */
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only", true, &c, &syn), 0);
+	CHECK_EQ_INT(c, FW_CAT_FREE);
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only", false, &c, &syn), 0);
+	CHECK_EQ_INT(c, FW_CAT_UNDISTRIBUTABLE);
+	/* A permissive licence without source is binary only. */
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "MIT", false, &c, &syn), 0);
+	CHECK_EQ_INT(c, FW_CAT_NONFREE);
+	/* A choice: the non-free alternative ships when the source is absent. */
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only OR LicenseRef-nf", false, &c, &syn), 0);
+	CHECK_EQ_INT(c, FW_CAT_NONFREE);
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only AND MIT", true, &c, &syn), 0);
+	CHECK_EQ_INT(c, FW_CAT_FREE);
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only AND", true, &c, &syn), -EINVAL);
+	CHECK_EQ_STR(syn, "expression ends early");
+	fw_policy_free(&p);
+	fw_diag_free(&d);
 }

@@ -208,16 +208,16 @@ TEST(invalid_selectors)
 
 	CHECK_EQ_INT(parse(&s, &d, text), 0);
 	CHECK_NDIAG(&d, 10);
-	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:)");
-	CHECK_DIAG(&d, 1, 3, "'path:': unknown selector (category:, path:, driver:, licence:)");
-	CHECK_DIAG(&d, 2, 4, "'category:': unknown selector (category:, path:, driver:, licence:)");
+	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 1, 3, "'path:': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 2, 4, "'category:': unknown selector (category:, path:, driver:, licence:, empty:)");
 	CHECK_DIAG(&d, 3, 5, "'category:undistributable': category: takes free or non-free");
 	CHECK_DIAG(&d, 4, 6, "'category:unknown': category: takes free or non-free");
 	CHECK_DIAG(&d, 5, 7, "'category:Free': category: takes free or non-free");
-	CHECK_DIAG(&d, 6, 8, "'!!path:x': unknown selector (category:, path:, driver:, licence:)");
-	CHECK_DIAG(&d, 7, 9, "'Path:x': unknown selector (category:, path:, driver:, licence:)");
-	CHECK_DIAG(&d, 8, 10, "'!': unknown selector (category:, path:, driver:, licence:)");
-	CHECK_DIAG(&d, 9, 11, "'bogus': unknown selector (category:, path:, driver:, licence:)");
+	CHECK_DIAG(&d, 6, 8, "'!!path:x': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 7, 9, "'Path:x': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 8, 10, "'!': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 9, 11, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:)");
 	CHECK_EQ_INT(s.nrules, 1);
 	CHECK_EQ_INT(s.rules[0].line, 12);
 	CHECK_EQ_STR(s.rules[0].sel[0].value, "good");
@@ -248,10 +248,10 @@ TEST(bad_selector_registers_nothing)
 
 	CHECK_EQ_INT(parse(&s, &d, text), 0);
 	CHECK_NDIAG(&d, 4);
-	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:)");
+	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:)");
 	CHECK_DIAG(&d, 1, 4, "'category:nope': category: takes free or non-free");
-	CHECK_DIAG(&d, 2, 5, "'path:': unknown selector (category:, path:, driver:, licence:)");
-	CHECK_DIAG(&d, 3, 7, "'bogus': unknown selector (category:, path:, driver:, licence:)");
+	CHECK_DIAG(&d, 2, 5, "'path:': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 3, 7, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:)");
 	CHECK_EQ_INT(fw_split_find(&s, "only"), -1);
 	CHECK_EQ_INT(s.npkgs, 3);
 	CHECK_EQ_STR(s.pkgs[0].name, "both");
@@ -487,4 +487,25 @@ TEST(section_allows)
 					fw_category_name((enum fw_category)c));
 			CHECK(fw_section_allows(sections[i], (enum fw_category)c) == want[c][i]);
 		}
+}
+
+TEST(empty_blob_needs_empty_yes)
+{
+	struct fw_split s;
+	struct fw_blob_facts f = { .name = "a/empty.bin", .cat = FW_CAT_NONFREE, .empty = true };
+
+	/* A rule without empty:yes never takes an empty blob ... */
+	CHECK_EQ_INT(one_rule(&s, "category:non-free"), 0);
+	CHECK(!fw_rule_matches(&s.rules[0], &f));
+	fw_split_free(&s);
+	/* ... one with it takes only empty blobs. */
+	CHECK_EQ_INT(one_rule(&s, "empty:yes path:a/*"), 0);
+	CHECK(fw_rule_matches(&s.rules[0], &f));
+	f.empty = false;
+	CHECK(!fw_rule_matches(&s.rules[0], &f));
+	fw_split_free(&s);
+	CHECK(one_rule(&s, "empty:no") < 0);
+	fw_split_free(&s);
+	CHECK(one_rule(&s, "category:copyleft") < 0);
+	fw_split_free(&s);
 }

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist import: take an upstream linux-firmware tree (or an installed one) into this layout. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fwdist.h"
+#include "import.h"
+#include "util.h"
+
+static void help(void)
+{
+	printf("Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
+	       "                     [--licence-dir D]... [--map FILE]\n"
+	       "                     [--no-whence [--debian-copyright]]\n"
+	       "\n"
+	       "Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
+	       "licence files) and write firmware/, WHENCE, LICENSES/ and manifests/ of this\n"
+	       "layout into DIR, so that 'fwdist check' passes there. Every licence is\n"
+	       "classified through the licence map (by default manifests/licence-map of the\n"
+	       "tree, -C); what the map does not know is reported and its blobs refused,\n"
+	       "never guessed. The tree is built beside DIR and renamed into place; a tree\n"
+	       "already at DIR is replaced, and what changed is reported block by block.\n"
+	       "\n"
+	       "  --into DIR         the tree to write (required)\n"
+	       "  --allow-missing    import what is there when WHENCE lists absent files\n"
+	       "                     (listed); without it, exit 1 with the list\n"
+	       "  --licence-dir D    look for licence texts in D too (repeatable), e.g.\n"
+	       "                     /usr/share/common-licenses for GPL-2\n"
+	       "  --link             hard-link blobs instead of copying them where possible\n"
+	       "  --map FILE         the licence map to classify with\n"
+	       "  --no-whence        SRC is an installed tree (or an unpacked package root\n"
+	       "                     holding lib/firmware): every file a File:, every\n"
+	       "                     symlink a Link:\n"
+	       "  --debian-copyright with --no-whence: licences from the DEP-5 files\n"
+	       "                     usr/share/doc/<package>/copyright found in SRC\n"
+	       "\n"
+	       "Exit 0 when DIR was written and every licence classified, 1 when something\n"
+	       "was refused, missing or failed, 2 for a usage error.\n");
+}
+
+struct opts {
+	const char *into, *map;
+	const char **dirs;
+	size_t ndirs;
+	bool allow_missing, link, no_whence, debian_copyright;
+};
+
+static int option(void *ctx, int c, const char *arg)
+{
+	struct opts *o = ctx;
+
+	switch (c) {
+	case 'i':
+		o->into = arg;
+		return EXIT_OK;
+	case 'm':
+		o->map = arg;
+		return EXIT_OK;
+	case 'a':
+		o->allow_missing = true;
+		return EXIT_OK;
+	case 'l':
+		o->link = true;
+		return EXIT_OK;
+	case 'n':
+		o->no_whence = true;
+		return EXIT_OK;
+	case 'd':
+		o->debian_copyright = true;
+		return EXIT_OK;
+	case 'L': {
+		const char **v = realloc(o->dirs, (o->ndirs + 1) * sizeof(*v));
+
+		if (!v)
+			return EXIT_FINDING;
+		o->dirs = v;
+		o->dirs[o->ndirs++] = arg;
+		return EXIT_OK;
+	}
+	}
+	return EXIT_USAGE;
+}
+
+static void section(const char *title, const struct fw_strv *s)
+{
+	if (!s->n)
+		return;
+	printf("%s (%zu):\n", title, s->n);
+	for (size_t i = 0; i < s->n; i++)
+		printf("  %s\n", s->v[i]);
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "into", required_argument, NULL, 'i' },
+		{ "map", required_argument, NULL, 'm' },
+		{ "allow-missing", no_argument, NULL, 'a' },
+		{ "link", no_argument, NULL, 'l' },
+		{ "no-whence", no_argument, NULL, 'n' },
+		{ "debian-copyright", no_argument, NULL, 'd' },
+		{ "licence-dir", required_argument, NULL, 'L' },
+		{ "license-dir", required_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fw_cli cli = FW_CLI_INIT("import", 0);
+	struct opts o = { 0 };
+	struct fw_import_opts io = { 0 };
+	struct fw_import_report rep;
+	struct fw_diag d = { 0 };
+	char *map = NULL;
+	int ret, r;
+
+	cli.max_args = 1;
+	/* "import SRC --into DIR": operands may come anywhere; the front end
+	 * stops at the first one, so they are moved after the options. */
+	{
+		char **opts = calloc((size_t)argc + 1, sizeof(*opts));
+		char **ops = calloc((size_t)argc + 1, sizeof(*ops));
+		int no = 0, np = 0;
+
+		if (!opts || !ops) {
+			free(opts);
+			free(ops);
+			fw_err("out of memory");
+			return EXIT_FINDING;
+		}
+		for (int i = 1; i < argc; i++) {
+			const char *a = argv[i];
+
+			if (strcmp(a, "--") == 0) {
+				while (i < argc)
+					ops[np++] = argv[i++];
+				break;
+			}
+			if (a[0] != '-' || !a[1]) {
+				ops[np++] = argv[i];
+				continue;
+			}
+			opts[no++] = argv[i];
+			if (!strchr(a, '=') && i + 1 < argc &&
+			    (strcmp(a, "--into") == 0 || strcmp(a, "--map") == 0 ||
+			     strcmp(a, "--licence-dir") == 0 || strcmp(a, "--license-dir") == 0))
+				opts[no++] = argv[++i];
+		}
+		memcpy(argv + 1, opts, (size_t)no * sizeof(*argv));
+		memcpy(argv + 1 + no, ops, (size_t)np * sizeof(*argv));
+		free(opts);
+		free(ops);
+	}
+	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	if (ret >= 0)
+		goto out;
+	if (cli.nargs != 1) {
+		ret = fw_usage("import", "which upstream tree? (import SRC --into DIR)");
+		goto out;
+	}
+	if (!o.into) {
+		ret = fw_usage("import", "--into DIR is required");
+		goto out;
+	}
+	map = o.map ? strdup(o.map) : fw_asprintf("%s/%s", fw_tree_root, FW_TREE_LICMAP);
+	if (!map) {
+		fw_err("out of memory");
+		ret = EXIT_FINDING;
+		goto out;
+	}
+	io = (struct fw_import_opts){
+		.src = cli.args[0], .into = o.into, .map_path = map,
+		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
+		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
+		.debian_copyright = o.debian_copyright,
+	};
+	if (o.debian_copyright && !o.no_whence) {
+		ret = fw_usage("import", "--debian-copyright goes with --no-whence");
+		goto out;
+	}
+	r = fw_import(&io, &rep, &d);
+	fw_print_diag(&d);
+	if (r == -EAGAIN) {
+		for (size_t i = 0; i < rep.missing.n; i++)
+			fw_err("%s: %s", io.src, rep.missing.v[i]);
+		fw_err("import: %zu listed file%s absent from %s; nothing written (--allow-missing "
+		       "imports the rest)", rep.missing.n, rep.missing.n == 1 ? "" : "s", io.src);
+		fw_import_report_free(&rep);
+		ret = EXIT_FINDING;
+		goto out;
+	}
+	if (r < 0) {
+		if (r == -ENOMEM)
+			fw_err("out of memory");
+		fw_err("import: %s: nothing written%s", io.into,
+		       r == -EPROTO ? " (the built tree failed its check)" : "");
+		fw_import_report_free(&rep);
+		ret = EXIT_FINDING;
+		goto out;
+	}
+	section("missing", &rep.missing);
+	section("unlisted", &rep.unlisted);
+	section("unknown licences", &rep.unknown);
+	section("licence texts missing", &rep.no_text);
+	section("not imported", &rep.dropped);
+	section("notes", &rep.notes);
+	if (rep.had_old) {
+		printf("changes (%zu):\n", rep.changes.n);
+		for (size_t i = 0; i < rep.changes.n; i++)
+			printf("  %s\n", rep.changes.v[i]);
+	}
+	if (rep.packages.n) {
+		printf("packages (%zu):\n", rep.packages.n);
+		for (size_t i = 0; i < rep.packages.n; i++)
+			printf("  %s\n", rep.packages.v[i]);
+	}
+	printf("import: %u blocks, %u files (%u copied, %u hard-linked, %llu bytes), %u sources, "
+	       "%u links\n",
+	       rep.blocks, rep.files, rep.copied - rep.linked, rep.linked,
+	       (unsigned long long)rep.bytes, rep.sources, rep.links);
+	printf("import: %u free, %u non-free, %u undistributable, %u unknown; %zu missing, "
+	       "%zu unlisted, %zu unknown licences, %zu licence texts missing\n",
+	       rep.cat[FW_CAT_FREE], rep.cat[FW_CAT_NONFREE], rep.cat[FW_CAT_UNDISTRIBUTABLE],
+	       rep.cat[FW_CAT_UNKNOWN], rep.missing.n, rep.unlisted.n, rep.unknown.n,
+	       rep.no_text.n);
+	ret = rep.unknown.n || rep.no_text.n ? EXIT_FINDING : EXIT_OK;
+	fw_import_report_free(&rep);
+out:
+	free(map);
+	free(o.dirs);
+	fw_cli_free(&cli);
+	fw_diag_free(&d);
+	return ret;
+}

@@ -1,0 +1,2674 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist import: an upstream linux-firmware tree into this layout (a tree writer, like manifest). */
+#include "import.h"
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "fsutil.h"
+#include "sums.h"
+#include "tree.h"
+#include "util.h"
+#include "whence.h"
+
+#define DEP5_WORDING "Debian copyright: "
+
+struct dep5_para {
+	char **globs;
+	size_t nglobs;
+	char *licence; /* short name (first line of License:) */
+};
+
+struct dep5_file {
+	struct dep5_para *paras;
+	size_t n, cap;
+};
+
+struct dep5 {
+	struct dep5_file *files;
+	size_t nfiles;
+	char **names;  /* licence short names with a text */
+	char **texts;  /* their texts (the License: body, " ." lines blank) */
+	size_t ntexts, cap_texts;
+};
+
+/* ---- small helpers ---- */
+
+void fw_strv_free(struct fw_strv *s)
+{
+	fw_free_strv(s->v, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Take str (NULL: out of memory) into s. */
+static int strv_take(struct fw_strv *s, char *str)
+{
+	if (!str || fw_grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0) {
+		free(str);
+		return -ENOMEM;
+	}
+	s->v[s->n++] = str;
+	return 0;
+}
+
+static bool strv_has(const struct fw_strv *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+void fw_import_report_free(struct fw_import_report *r)
+{
+	fw_strv_free(&r->missing);
+	fw_strv_free(&r->unlisted);
+	fw_strv_free(&r->unknown);
+	fw_strv_free(&r->no_text);
+	fw_strv_free(&r->dropped);
+	fw_strv_free(&r->notes);
+	fw_strv_free(&r->changes);
+	fw_strv_free(&r->packages);
+}
+
+/* ---- the licence map ---- */
+
+char *fw_licmap_normalise(const char *s, size_t n)
+{
+	char *out = malloc(n + 1), *o = out;
+	bool blank = false;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			blank = o != out;
+			continue;
+		}
+		if (blank)
+			*o++ = ' ';
+		blank = false;
+		*o++ = c;
+	}
+	*o = '\0';
+	return out;
+}
+
+static const char *const key_kinds[] = { "file:", "text:", "sha256:", "id:" };
+
+int fw_licmap_parse(struct fw_licmap *m, const char *path, const char *buf, size_t len,
+		    struct fw_diag *d)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+
+	memset(m, 0, sizeof(*m));
+	m->path = strdup(path);
+	if (!m->path)
+		return -ENOMEM;
+	fw_lines_init(&it, buf, len);
+	while (fw_lines_next(&it, &ls, &le)) {
+		const char *f[4], *fe[4], *p = ls;
+		struct fw_licmap_entry ent = { .line = it.line };
+		char catbuf[32], *cat = NULL;
+		const char *syn = NULL;
+		enum fw_category c;
+		size_t nf = 0;
+		bool kind_ok = false;
+
+		if (!fw_line_start(d, path, it.line, ls, le, FW_LICMAP_HEADER, 2 * FW_LINE_MAX))
+			continue;
+		if (ls == le || *ls == '#')
+			continue;
+		while (nf < 4) {
+			const char *t = memchr(p, '\t', (size_t)(le - p));
+
+			f[nf] = p;
+			fe[nf] = (t && nf < 3) ? t : le;
+			nf++;
+			if (!t || nf == 4)
+				break;
+			p = t + 1;
+		}
+		if (nf != 4 || memchr(f[3], '\t', (size_t)(fe[3] - f[3]))) {
+			fw_diag_add(d, path, it.line, "expected KEY<TAB>EXPRESSION<TAB>CATEGORY<TAB>REASON");
+			continue;
+		}
+		for (int i = 0; i < 4; i++)
+			if (f[i] == fe[i] || f[i][0] == ' ' || fe[i][-1] == ' ') {
+				fw_diag_add(d, path, it.line, "field %d empty or with blanks around it",
+					    i + 1);
+				goto next;
+			}
+		ent.key = fw_strndup(f[0], (size_t)(fe[0] - f[0]));
+		ent.expr = fw_strndup(f[1], (size_t)(fe[1] - f[1]));
+		ent.reason = fw_strndup(f[3], (size_t)(fe[3] - f[3]));
+		if (!ent.key || !ent.expr || !ent.reason)
+			goto nomem;
+		for (size_t k = 0; k < FW_ARRAY_SIZE(key_kinds); k++)
+			if (strncmp(ent.key, key_kinds[k], strlen(key_kinds[k])) == 0 &&
+			    ent.key[strlen(key_kinds[k])])
+				kind_ok = true;
+		if (!kind_ok) {
+			fw_diag_add(d, path, it.line,
+				    "'%s': key is not file:NAME, text:WORDING, sha256:DIGEST or id:ID",
+				    fw_esc(ent.key));
+			goto bad;
+		}
+		if (strncmp(ent.key, "sha256:", 7) == 0) {
+			uint8_t dig[FW_SHA256_LEN];
+			bool lower = true;
+
+			for (const char *q = ent.key + 7; *q; q++)
+				lower &= !(*q >= 'A' && *q <= 'F');
+			if (!lower || fw_sha256_parse(ent.key + 7, strlen(ent.key + 7), dig) < 0) {
+				fw_diag_add(d, path, it.line, "'%s': not 64 lower-case hex digits",
+					    fw_esc(ent.key));
+				goto bad;
+			}
+		}
+		if (fw_spdx_eval(NULL, ent.expr, &c, NULL, NULL, &syn) < 0) {
+			fw_diag_add(d, path, it.line, "'%s': %s", fw_esc(ent.expr),
+				    syn ? syn : "bad expression");
+			goto bad;
+		}
+		if (strncmp(ent.key, "id:", 3) == 0 && strcmp(ent.key + 3, ent.expr) != 0) {
+			fw_diag_add(d, path, it.line, "%s: the expression of an id: line is the id",
+				    fw_esc(ent.key));
+			goto bad;
+		}
+		if ((size_t)(fe[2] - f[2]) >= sizeof(catbuf)) {
+			fw_diag_add(d, path, it.line, "unknown category");
+			goto bad;
+		}
+		memcpy(catbuf, f[2], (size_t)(fe[2] - f[2]));
+		catbuf[fe[2] - f[2]] = '\0';
+		cat = catbuf;
+		if (fw_category_parse(cat, &ent.cat) < 0) {
+			fw_diag_add(d, path, it.line,
+				    "unknown category '%s' (free, copyleft, non-free or undistributable)",
+				    fw_esc(cat));
+			goto bad;
+		}
+		if (m->n > 0 && strcmp(m->v[m->n - 1].key, ent.key) >= 0) {
+			if (strcmp(m->v[m->n - 1].key, ent.key) == 0)
+				fw_diag_add(d, path, it.line, "%s: listed twice (first at line %u)",
+					    fw_esc(ent.key), m->v[m->n - 1].line);
+			else
+				fw_diag_add(d, path, it.line, "%s: out of order (the file is kept sorted)",
+					    fw_esc(ent.key));
+			goto bad;
+		}
+		if (fw_grow(&m->v, &m->cap, m->n, sizeof(*m->v)) < 0)
+			goto nomem;
+		m->v[m->n++] = ent;
+		continue;
+bad:
+		free(ent.key);
+		free(ent.expr);
+		free(ent.reason);
+next:
+		continue;
+nomem:
+		free(ent.key);
+		free(ent.expr);
+		free(ent.reason);
+		return -ENOMEM;
+	}
+	if (it.line == 0)
+		fw_diag_add(d, path, 0, "empty file (missing header line '%s')", FW_LICMAP_HEADER);
+	return 0;
+}
+
+void fw_licmap_free(struct fw_licmap *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].key);
+		free(m->v[i].expr);
+		free(m->v[i].reason);
+	}
+	free(m->v);
+	free(m->path);
+	memset(m, 0, sizeof(*m));
+}
+
+static int cmp_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct fw_licmap_entry *)elem)->key);
+}
+
+const struct fw_licmap_entry *fw_licmap_find(const struct fw_licmap *m, const char *key)
+{
+	if (!m->n)
+		return NULL;
+	return bsearch(key, m->v, m->n, sizeof(*m->v), cmp_key);
+}
+
+/* The category and reason of an id: its id: line, else a file: or text:
+ * line whose expression is exactly the id. */
+static const struct fw_licmap_entry *licmap_id(const struct fw_licmap *m, const char *id)
+{
+	char *key = fw_asprintf("id:%s", id);
+	const struct fw_licmap_entry *e = key ? fw_licmap_find(m, key) : NULL;
+
+	free(key);
+	for (size_t i = 0; !e && i < m->n; i++)
+		if (strcmp(m->v[i].expr, id) == 0)
+			e = &m->v[i];
+	return e;
+}
+
+/* ---- import state ---- */
+
+struct group {                 /* one licence group of upstream's WHENCE */
+	char *expr;            /* the SPDX expression it gets, NULL: refused */
+	char *wording;         /* its Licence: text, normalised */
+	unsigned para_end;     /* last line of its Licence: paragraph, 0 none */
+	bool refused;
+	const char *why;       /* refused: why (static) */
+	const char *inline_id; /* an id classified by this wording (text: key) */
+	char *named;           /* the file its wording names ("See LICENCE.foo") */
+	char *named_text;      /* that file's text, written at the same name */
+	size_t named_len;
+};
+
+struct idinfo {                /* one licence id the import uses */
+	char *id;
+	const struct fw_licmap_entry *map;
+	char *text;            /* its text (LF line ends), NULL: not found */
+	size_t len;
+	bool used;
+};
+
+struct job {                   /* one file to copy */
+	const char *name;      /* tree name (the model's string) */
+	uint8_t sha256[FW_SHA256_LEN];
+	uint64_t size;
+	int err;
+	bool linked;
+	bool is_blob;
+	enum fw_category cat;
+};
+
+struct imp {
+	const struct fw_import_opts *o;
+	struct fw_import_report *rep;
+	struct fw_diag *d;
+	int srcfd;             /* the tree WHENCE's names are relative to */
+	int rootfd;            /* SRC itself (--no-whence: may hold usr/share/doc) */
+	struct dep5 dep5;      /* --debian-copyright */
+	int *licfds;           /* --licence-dir, opened */
+	char *wbuf;            /* upstream WHENCE text */
+	size_t wlen;
+	const char **lines;    /* 1-based: lines[i], lens[i] */
+	size_t *lens, nlines;
+	struct fw_whence w;
+	struct fw_licmap map;
+	struct group *groups;
+	struct idinfo *ids;
+	size_t nids, cap_ids;
+	char **replace;        /* per line: new text, NULL keep */
+	char **after;          /* per line: lines to add after it, NULL none */
+	bool *named;           /* per entry: a listed name found in SRC */
+	unsigned *orig;        /* per line of the WHENCE written: upstream's line, 0 added */
+	size_t norig;
+	int parentfd;
+	char stage[320];
+	int stagefd;
+	const char *leaf;
+};
+
+static bool is_sep_line(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && s[i] == '-')
+		i++;
+	if (i < 10)
+		return false;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i == n;
+}
+
+static const char *const keywords[] = {
+	"Driver:", "File:", "RawFile:", "Link:", "Source:", "Version:", "Info:",
+	"Licence:", "License:", "SPDX-License-Identifier:",
+};
+
+static bool is_keyword_line(const char *s, size_t n)
+{
+	for (size_t i = 0; i < FW_ARRAY_SIZE(keywords); i++) {
+		size_t k = strlen(keywords[i]);
+
+		if (n >= k && memcmp(s, keywords[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int split_lines(struct imp *im)
+{
+	size_t cap = 0;
+	const char *s = im->wbuf, *end = im->wbuf + im->wlen;
+
+	im->nlines = 0;
+	if (fw_grow(&im->lines, &cap, 0, sizeof(*im->lines)) < 0)
+		return -ENOMEM;
+	im->lens = malloc(cap * sizeof(*im->lens));
+	if (!im->lens)
+		return -ENOMEM;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+		size_t oldcap = cap;
+
+		if (fw_grow(&im->lines, &cap, im->nlines + 1, sizeof(*im->lines)) < 0)
+			return -ENOMEM;
+		if (cap != oldcap) {
+			size_t *nlens = realloc(im->lens, cap * sizeof(*im->lens));
+
+			if (!nlens)
+				return -ENOMEM;
+			im->lens = nlens;
+		}
+		im->nlines++;
+		im->lines[im->nlines] = s;
+		im->lens[im->nlines] = (size_t)(e - s) - (e > s && e[-1] == '\r');
+		s = nl ? nl + 1 : end;
+	}
+	im->replace = calloc(im->nlines + 2, sizeof(*im->replace));
+	im->after = calloc(im->nlines + 2, sizeof(*im->after));
+	return im->replace && im->after ? 0 : -ENOMEM;
+}
+
+/* Replace line ln (once: the first reason stands). */
+static int set_replace(struct imp *im, unsigned ln, char *text)
+{
+	if (!text)
+		return -ENOMEM;
+	if (ln == 0 || ln > im->nlines || im->replace[ln]) {
+		free(text);
+		return 0;
+	}
+	im->replace[ln] = text;
+	return 0;
+}
+
+static int add_after(struct imp *im, unsigned ln, const char *text)
+{
+	char *old = im->after[ln], *n;
+
+	n = old ? fw_asprintf("%s\n%s", old, text) : strdup(text);
+	if (!n)
+		return -ENOMEM;
+	free(old);
+	im->after[ln] = n;
+	return 0;
+}
+
+/* Turn an entry's lines (and its Version:/Info:) into prose saying why it
+ * was not imported. */
+static int drop_entry_as(struct imp *im, const struct fw_whence_entry *e, const char *why,
+			 bool list)
+{
+	unsigned lns[3] = { e->line, e->version_line, e->info_line };
+
+	for (int i = 0; i < 3; i++) {
+		unsigned ln = lns[i];
+
+		if (!ln || ln > im->nlines || im->replace[ln])
+			continue;
+		if (set_replace(im, ln, fw_asprintf("# fwdist import: %s: %.*s", why,
+						    (int)im->lens[ln], im->lines[ln])) < 0)
+			return -ENOMEM;
+	}
+	if (!list)
+		return 0;
+	return strv_take(&im->rep->dropped,
+			 fw_asprintf("WHENCE:%u: %s: %s: %s", e->line, fw_entry_kind_name(e->kind),
+				     fw_esc(e->name), why));
+}
+
+static int drop_entry(struct imp *im, const struct fw_whence_entry *e, const char *why)
+{
+	return drop_entry_as(im, e, why, true);
+}
+
+/* ---- licences ---- */
+
+static int add_id(struct imp *im, const char *id, size_t len, struct idinfo **out)
+{
+	for (size_t i = 0; i < im->nids; i++)
+		if (strlen(im->ids[i].id) == len && memcmp(im->ids[i].id, id, len) == 0) {
+			*out = &im->ids[i];
+			return 0;
+		}
+	if (fw_grow(&im->ids, &im->cap_ids, im->nids, sizeof(*im->ids)) < 0)
+		return -ENOMEM;
+	memset(&im->ids[im->nids], 0, sizeof(*im->ids));
+	im->ids[im->nids].id = fw_strndup(id, len);
+	if (!im->ids[im->nids].id)
+		return -ENOMEM;
+	*out = &im->ids[im->nids++];
+	return 0;
+}
+
+struct ids_ctx {
+	struct imp *im;
+	const char *unknown; /* first id the map lacks */
+	char unk[256];
+};
+
+static int each_id(void *ctx, const char *id, size_t len)
+{
+	struct ids_ctx *c = ctx;
+	struct idinfo *x;
+	int r = add_id(c->im, id, len, &x);
+
+	if (r < 0)
+		return r;
+	if (!x->map)
+		x->map = licmap_id(&c->im->map, x->id);
+	if (!x->map && !c->unknown) {
+		snprintf(c->unk, sizeof(c->unk), "%s", x->id);
+		c->unknown = c->unk;
+	}
+	return 0;
+}
+
+/* The file an inline wording points at ("See LICENCE.foo for details."). */
+static char *wording_file(const char *s)
+{
+	static const char *const starts[] = { "LICENCE", "LICENSE", "COPYING", "GPL-", "LGPL-" };
+
+	for (const char *p = s; (p = strcasestr(p, "see ")); p += 4) {
+		const char *q = p + 4, *e;
+		char *tok;
+
+		if (p > s && p[-1] != ' ' && p[-1] != '(' && p[-1] != '.' && p[-1] != ',')
+			continue;
+		while (*q == ' ' || *q == '(' || *q == '`' || *q == '"' || *q == '\'')
+			q++;
+		for (e = q; *e && *e != ' ' && *e != '`' && *e != '"' && *e != '\''; e++)
+			;
+		while (e > q && strchr(".,;:)", e[-1]))
+			e--;
+		tok = fw_strndup(q, (size_t)(e - q));
+		if (!tok)
+			return NULL;
+		for (size_t i = 0; i < FW_ARRAY_SIZE(starts); i++)
+			if (strncmp(tok, starts[i], strlen(starts[i])) == 0 ||
+			    (strchr(tok, '/') && !strstr(tok, "://")))
+				return tok;
+		free(tok);
+	}
+	return NULL;
+}
+
+/* Classify every licence group: its own SPDX line, else the wording, else
+ * the file the wording names. */
+static int classify(struct imp *im)
+{
+	struct fw_whence *w = &im->w;
+
+	im->groups = calloc(w->nlicences + 1, sizeof(*im->groups));
+	if (!im->groups)
+		return -ENOMEM;
+	for (size_t g = 0; g < w->nlicences; g++) {
+		const struct fw_whence_licence *l = &w->licences[g];
+		struct group *gr = &im->groups[g];
+		struct ids_ctx c = { .im = im };
+		const char *syn;
+		char *key;
+		int r;
+
+		if (l->text_line) {
+			/* The whole paragraph: to the next keyword line or separator. */
+			size_t cap = 0, n = 0;
+			char *all = NULL;
+			unsigned ln = l->text_line;
+			const char *s = im->lines[ln];
+			size_t k = strncmp(s, "Licence:", 8) == 0 || strncmp(s, "License:", 8) == 0 ? 8 : 0;
+
+			for (; ln <= im->nlines; ln++) {
+				const char *ls = im->lines[ln] + (ln == l->text_line ? k : 0);
+				size_t len = im->lens[ln] - (ln == l->text_line ? k : 0);
+
+				if (ln > l->text_line &&
+				    (is_keyword_line(im->lines[ln], im->lens[ln]) ||
+				     is_sep_line(im->lines[ln], im->lens[ln])))
+					break;
+				while (cap < n + len + 2) {
+					char *na = realloc(all, n + len + 2);
+
+					if (!na) {
+						free(all);
+						return -ENOMEM;
+					}
+					all = na;
+					cap = n + len + 2;
+				}
+				memcpy(all + n, ls, len);
+				n += len;
+				all[n++] = '\n';
+				for (size_t j = 0; j < im->lens[ln]; j++)
+					if (im->lines[ln][j] != ' ' && im->lines[ln][j] != '\t') {
+						gr->para_end = ln;
+						break;
+					}
+			}
+			gr->wording = fw_licmap_normalise(all ? all : "", n);
+			free(all);
+			if (!gr->wording)
+				return -ENOMEM;
+		}
+		if (l->spdx) {
+			/* SPDX ids are letters, digits, '.' and '-'; upstream's
+			 * LicenseRef-LICENCE.foo_bar become LicenseRef-LICENCE.foo-bar. */
+			char *norm = strdup(l->spdx);
+
+			if (!norm)
+				return -ENOMEM;
+			for (char *q = norm; *q; q++)
+				if (*q == '_')
+					*q = '-';
+			if (strcmp(norm, l->spdx) != 0 &&
+			    set_replace(im, l->spdx_line,
+					fw_asprintf("SPDX-License-Identifier: %s", norm)) < 0) {
+				free(norm);
+				return -ENOMEM;
+			}
+			r = fw_spdx_eval(NULL, norm, &(enum fw_category){ 0 }, each_id, &c, &syn);
+			if (r == -ENOMEM)
+				return r;
+			if (r < 0) {
+				gr->refused = true;
+				gr->why = "bad SPDX expression";
+			} else if (c.unknown) {
+				gr->refused = true;
+				gr->why = "licence not in the licence map";
+				if (strv_take(&im->rep->unknown,
+					      fw_asprintf("WHENCE:%u: id:%s", l->spdx_line, c.unknown)) < 0)
+					return -ENOMEM;
+			} else {
+				gr->expr = norm;
+				norm = NULL;
+			}
+			free(norm);
+			continue;
+		}
+		if (!gr->wording) {
+			gr->refused = true;
+			gr->why = "no licence";
+			continue;
+		}
+		key = fw_asprintf("text:%s", gr->wording);
+		if (!key)
+			return -ENOMEM;
+		{
+			const struct fw_licmap_entry *e = fw_licmap_find(&im->map, key);
+			char *file = NULL, hex[FW_SHA256_HEX + 1];
+			uint8_t dig[FW_SHA256_LEN];
+			struct fw_sha256 h;
+
+			free(key);
+			/* Long wordings are keyed by their digest (the map then
+			 * holds no third-party text, and still matches exactly). */
+			r = fw_sha256_init(&h);
+			if (r == 0)
+				r = fw_sha256_update(&h, gr->wording, strlen(gr->wording));
+			if (r == 0)
+				r = fw_sha256_final(&h, dig);
+			fw_sha256_free(&h);
+			if (r < 0)
+				return r;
+			fw_sha256_hex(dig, hex);
+			if (!e) {
+				key = fw_asprintf("sha256:%s", hex);
+				if (!key)
+					return -ENOMEM;
+				e = fw_licmap_find(&im->map, key);
+				free(key);
+			}
+			if (!e && (file = wording_file(gr->wording))) {
+				key = fw_asprintf("file:%s", file);
+				e = key ? fw_licmap_find(&im->map, key) : NULL;
+				free(key);
+			} else if (e) {
+				gr->inline_id = e->expr;
+			}
+			free(file);
+			if (!e) {
+				gr->refused = true;
+				gr->why = "licence not in the licence map";
+				if (strv_take(&im->rep->unknown,
+					      fw_asprintf("WHENCE:%u: sha256:%s text:%s", l->text_line, hex,
+							  fw_esc(gr->wording))) < 0)
+					return -ENOMEM;
+				continue;
+			}
+			r = fw_spdx_eval(NULL, e->expr, &(enum fw_category){ 0 }, each_id, &c, &syn);
+			if (r == -ENOMEM)
+				return r;
+			if (c.unknown) {
+				gr->refused = true;
+				gr->why = "an id of its map expression has no category in the map";
+				if (strv_take(&im->rep->unknown,
+					      fw_asprintf("WHENCE:%u: id:%s", l->text_line, c.unknown)) < 0)
+					return -ENOMEM;
+				continue;
+			}
+			gr->expr = strdup(e->expr);
+			if (!gr->expr)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Read a licence text found at dirfd/name (never out of dirfd): LF line
+ * ends, no NUL, not empty. */
+static int read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf)
+{
+	int fd = fw_open_resolve(dirfd, name, O_RDONLY | O_NONBLOCK);
+	char *b, *o;
+	size_t n;
+	int r;
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	/* fw_read_text does not follow a final symlink: read what resolved. */
+	fd = fw_open_resolve(dirfd, name, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	{
+		struct stat st;
+		ssize_t got;
+
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)FW_TEXT_MAX ||
+		    st.st_size == 0) {
+			close(fd);
+			return -EINVAL;
+		}
+		b = malloc((size_t)st.st_size + 1);
+		if (!b) {
+			close(fd);
+			return -ENOMEM;
+		}
+		n = 0;
+		while (n < (size_t)st.st_size &&
+		       (got = read(fd, b + n, (size_t)st.st_size - n)) != 0) {
+			if (got < 0) {
+				if (errno == EINTR)
+					continue;
+				r = -errno;
+				free(b);
+				close(fd);
+				return r;
+			}
+			n += (size_t)got;
+		}
+		close(fd);
+	}
+	if (memchr(b, '\0', n)) {
+		free(b);
+		return -EINVAL;
+	}
+	*crlf = false;
+	o = b;
+	for (size_t i = 0; i < n; i++) {
+		if (b[i] == '\r' && i + 1 < n && b[i + 1] == '\n') {
+			*crlf = true;
+			continue;
+		}
+		*o++ = b[i];
+	}
+	*o = '\0';
+	*buf = b;
+	*len = (size_t)(o - b);
+	return 0;
+}
+
+/* "GPL-2.0-or-later" and "GPL-2.0-only" share one text. */
+static bool same_text(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	la = strcspn(a, "+");
+	lb = strcspn(b, "+");
+	if (strlen(a) > 9 && strcmp(a + strlen(a) - 9, "-or-later") == 0)
+		la = strlen(a) - 9;
+	else if (strlen(a) > 5 && strcmp(a + strlen(a) - 5, "-only") == 0)
+		la = strlen(a) - 5;
+	if (strlen(b) > 9 && strcmp(b + strlen(b) - 9, "-or-later") == 0)
+		lb = strlen(b) - 9;
+	else if (strlen(b) > 5 && strcmp(b + strlen(b) - 5, "-only") == 0)
+		lb = strlen(b) - 5;
+	return la == lb && memcmp(a, b, la) == 0;
+}
+
+static int try_text(struct imp *im, struct idinfo *x, int dirfd, const char *dir, const char *name)
+{
+	char *path = fw_asprintf("%s%s", dir, name);
+	bool crlf = false;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = fw_name_problem(path) ? -EINVAL : read_licence(dirfd, path, &x->text, &x->len, &crlf);
+	if (r == 0 && crlf)
+		r = strv_take(&im->rep->notes,
+			      fw_asprintf("licence text %s: CRLF line ends converted", fw_esc(path)));
+	free(path);
+	return r == -ENOMEM ? r : 0;
+}
+
+/* Find the text of every id in use: the licence files the map names for
+ * it, then ID and ID.txt, at the top of SRC, in SRC/LICENSES/ and in each
+ * --licence-dir; else, for an id an inline wording defines, the wording. */
+static int find_texts(struct imp *im)
+{
+	for (size_t i = 0; i < im->nids; i++) {
+		struct idinfo *x = &im->ids[i];
+		struct fw_strv names = { 0 };
+		int r = 0;
+
+		if (!x->used || strcmp(x->id, FW_IMPORT_REFUSED) == 0)
+			continue;
+		for (size_t k = 0; k < im->map.n && r == 0; k++)
+			if (strncmp(im->map.v[k].key, "file:", 5) == 0 &&
+			    same_text(im->map.v[k].expr, x->id) && !strv_has(&names, im->map.v[k].key + 5))
+				r = strv_take(&names, strdup(im->map.v[k].key + 5));
+		if (r == 0)
+			r = strv_take(&names, fw_asprintf("%s.txt", x->id));
+		if (r == 0)
+			r = strv_take(&names, strdup(x->id));
+		for (size_t k = 0; k < names.n && r == 0 && !x->text; k++) {
+			r = try_text(im, x, im->srcfd, "", names.v[k]);
+			if (r == 0 && !x->text)
+				r = try_text(im, x, im->srcfd, "LICENSES/", names.v[k]);
+			for (size_t j = 0; j < im->o->nlicence_dirs && r == 0 && !x->text; j++)
+				if (im->licfds[j] >= 0)
+					r = try_text(im, x, im->licfds[j], "", names.v[k]);
+		}
+		fw_strv_free(&names);
+		if (r < 0)
+			return r;
+		if (x->text)
+			continue;
+		/* An inline licence is its own text. */
+		for (size_t g = 0; g < im->w.nlicences && !x->text; g++) {
+			const struct fw_whence_licence *l = &im->w.licences[g];
+			size_t n = 0, cap = 0;
+			char *t = NULL;
+
+			if (!im->groups[g].inline_id || strcmp(im->groups[g].inline_id, x->id) != 0)
+				continue;
+			if (im->groups[g].wording &&
+			    strncmp(im->groups[g].wording, DEP5_WORDING, strlen(DEP5_WORDING)) == 0) {
+				const char *nm = im->groups[g].wording + strlen(DEP5_WORDING);
+
+				for (size_t k = 0; k < im->dep5.ntexts && !x->text; k++)
+					if (strcmp(im->dep5.names[k], nm) == 0) {
+						x->text = strdup(im->dep5.texts[k]);
+						if (!x->text)
+							return -ENOMEM;
+						x->len = strlen(x->text);
+					}
+				if (x->text)
+					break;
+			}
+			for (unsigned ln = l->text_line; ln <= im->groups[g].para_end; ln++) {
+				const char *s = im->lines[ln];
+				size_t len = im->lens[ln];
+
+				if (ln == l->text_line) {
+					s += 8;
+					len -= 8;
+					while (len && (*s == ' ' || *s == '\t'))
+						s++, len--;
+					if (!len)
+						continue;
+				}
+				while (cap < n + len + 2) {
+					char *nt = realloc(t, n + len + 2);
+
+					if (!nt) {
+						free(t);
+						return -ENOMEM;
+					}
+					t = nt;
+					cap = n + len + 2;
+				}
+				memcpy(t + n, s, len);
+				n += len;
+				t[n++] = '\n';
+				t[n] = '\0';
+			}
+			x->text = t;
+			x->len = n;
+		}
+		if (!x->text &&
+		    strv_take(&im->rep->no_text,
+			      fw_asprintf("%s (map: %s:%u)", x->id, im->map.path, x->map->line)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct notext_ctx {
+	struct imp *im;
+	bool missing;
+};
+
+static int notext_id(void *ctx, const char *id, size_t len)
+{
+	struct notext_ctx *c = ctx;
+
+	for (size_t i = 0; i < c->im->nids; i++)
+		if (strlen(c->im->ids[i].id) == len && memcmp(c->im->ids[i].id, id, len) == 0 &&
+		    !c->im->ids[i].text)
+			c->missing = true;
+	return 0;
+}
+
+static int mark_used(void *ctx, const char *id, size_t len)
+{
+	struct imp *im = ctx;
+	struct idinfo *x;
+	int r = add_id(im, id, len, &x);
+
+	if (r == 0)
+		x->used = true;
+	return r;
+}
+
+/* ---- the WHENCE we write ---- */
+
+/* Plan the rewrite: presence of listed files, licence lines. */
+static int plan_whence(struct imp *im)
+{
+	struct fw_whence *w = &im->w;
+	const char *syn;
+	int r;
+
+	im->named = calloc(w->nentries + 1, sizeof(*im->named));
+	if (!im->named)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nentries; i++) {
+		struct fw_whence_entry *e = &w->entries[i];
+		struct stat st;
+		int fd;
+
+		if (e->kind == FW_E_LINK)
+			continue;
+		/* "Source: cis/" names a directory of sources, as the model reads it. */
+		if (e->kind == FW_E_SOURCE && strlen(e->name) > 1 && e->name[strlen(e->name) - 1] == '/')
+			e->name[strlen(e->name) - 1] = '\0';
+		if (fw_name_problem(e->name) || fw_name_reserved(e->name)) {
+			r = drop_entry(im, e, fw_name_problem(e->name) ? fw_name_problem(e->name) :
+					      "a name fwdist reserves");
+			if (r < 0)
+				return r;
+			continue;
+		}
+		fd = fw_open_resolve(im->srcfd, e->name, O_RDONLY | O_NONBLOCK);
+		if (fd >= 0 && fstat(fd, &st) == 0 &&
+		    (S_ISREG(st.st_mode) || (e->kind == FW_E_SOURCE && S_ISDIR(st.st_mode)))) {
+			im->named[i] = true;
+			close(fd);
+			if (e->flags & FW_E_UNQUOTED_SPACE) {
+				r = set_replace(im, e->line,
+						fw_asprintf("%s: \"%s\"", fw_entry_kind_name(e->kind), e->name));
+				if (r < 0)
+					return r;
+			}
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		r = strv_take(&im->rep->missing,
+			      fw_asprintf("WHENCE:%u: %s: %s%s", e->line, fw_entry_kind_name(e->kind),
+					  fw_esc(e->name),
+					  fd == -EXDEV ? " (a symlink out of the tree)" :
+					  fd == -ELOOP ? " (a symlink in its path)" :
+					  fd >= 0 ? " (not a regular file)" : ""));
+		if (r == 0)
+			r = drop_entry_as(im, e, fd == -EXDEV ? "symlink out of the tree, not imported" :
+						 "absent upstream", false);
+		if (r < 0)
+			return r;
+	}
+	for (size_t g = 0; g < w->nlicences; g++) {
+		const struct fw_whence_licence *l = &w->licences[g];
+		struct group *gr = &im->groups[g];
+		bool left = false;
+
+		/* A group none of whose entries is imported: its licence lines
+		 * become prose too, or the parser would join them to the
+		 * group before (consecutive licence lines share one group). */
+		for (size_t i = 0; i < w->nentries && !left; i++)
+			left = w->entries[i].licence == g + 1 && !im->replace[w->entries[i].line];
+		if (!left) {
+			unsigned lns[2] = { l->text_line, l->spdx_line };
+
+			for (int k = 0; k < 2; k++)
+				if (lns[k] && !im->replace[lns[k]] &&
+				    set_replace(im, lns[k],
+						fw_asprintf("# fwdist import: no entry left: %.*s",
+							    (int)im->lens[lns[k]], im->lines[lns[k]])) < 0)
+					return -ENOMEM;
+			continue;
+		}
+		if (!gr->refused && !l->spdx && gr->wording && (gr->named = wording_file(gr->wording))) {
+			/* The wording names a file: the tree keeps it under that
+			 * name too, as upstream does, or the wording gives no terms. */
+			for (int k = -1; k < (int)im->o->nlicence_dirs && !gr->named_text; k++) {
+				int dfd = k < 0 ? im->srcfd : im->licfds[k];
+				bool crlf;
+
+				if (dfd >= 0 && !fw_name_problem(gr->named) &&
+				    !fw_name_reserved(gr->named))
+					r = read_licence(dfd, gr->named, &gr->named_text, &gr->named_len,
+							 &crlf);
+				if (r == -ENOMEM)
+					return r;
+			}
+			if (!gr->named_text) {
+				gr->refused = true;
+				gr->why = "its wording names a licence file that was not found";
+				char *m = fw_asprintf("%s (a licence file WHENCE names)",
+						      fw_esc(gr->named));
+
+				if (!m)
+					return -ENOMEM;
+				if (strv_has(&im->rep->no_text, m))
+					free(m);
+				else if (strv_take(&im->rep->no_text, m) < 0)
+					return -ENOMEM;
+			}
+		}
+		if (!gr->refused) {
+			struct notext_ctx c = { .im = im };
+
+			fw_spdx_eval(NULL, gr->expr, &(enum fw_category){ 0 }, notext_id, &c, &syn);
+			if (c.missing) {
+				gr->refused = true;
+				gr->why = "licence text not found";
+			}
+		}
+		if (gr->refused) {
+			char *note = fw_asprintf("# fwdist import: refused: %s%s%s", gr->why,
+						 l->spdx ? "; upstream: " : "",
+						 l->spdx ? l->spdx : "");
+
+			if (!note)
+				return -ENOMEM;
+			if (l->spdx_line) {
+				free(im->replace[l->spdx_line]);
+				im->replace[l->spdx_line] = NULL;
+			}
+			if (l->spdx_line)
+				r = set_replace(im, l->spdx_line,
+						strdup("SPDX-License-Identifier: " FW_IMPORT_REFUSED));
+			else
+				r = add_after(im, gr->para_end ? gr->para_end : l->text_line,
+					      "SPDX-License-Identifier: " FW_IMPORT_REFUSED);
+			if (r == 0)
+				r = add_after(im, l->spdx_line ? l->spdx_line :
+						  gr->para_end ? gr->para_end : l->text_line, note);
+			free(note);
+			if (r < 0)
+				return r;
+			r = mark_used(im, FW_IMPORT_REFUSED, strlen(FW_IMPORT_REFUSED));
+		} else {
+			r = fw_spdx_eval(NULL, gr->expr, &(enum fw_category){ 0 }, mark_used, im, &syn);
+			if (r == 0 && !l->spdx) {
+				char *line = fw_asprintf("SPDX-License-Identifier: %s", gr->expr);
+
+				r = line ? add_after(im, gr->para_end ? gr->para_end : l->text_line, line) :
+					   -ENOMEM;
+				free(line);
+			}
+		}
+		if (r < 0)
+			return r;
+	}
+	/* Entries with no licence line at all: refused, said at the block's end. */
+	for (size_t b = 0; b < w->nblocks; b++) {
+		const struct fw_whence_block *blk = &w->blocks[b];
+		unsigned last = 0;
+		bool none = false;
+
+		for (unsigned i = blk->first; i < blk->first + blk->count; i++) {
+			const struct fw_whence_entry *e = &w->entries[i];
+			unsigned l = e->line;
+
+			if (e->version_line > l)
+				l = e->version_line;
+			if (e->info_line > l)
+				l = e->info_line;
+			if (l > last)
+				last = l;
+			if (!e->licence && e->kind != FW_E_LINK && e->kind != FW_E_SOURCE)
+				none = true;
+		}
+		if (!none)
+			continue;
+		r = add_after(im, last, "SPDX-License-Identifier: " FW_IMPORT_REFUSED "\n"
+				  "# fwdist import: refused: no licence");
+		if (r == 0)
+			r = mark_used(im, FW_IMPORT_REFUSED, strlen(FW_IMPORT_REFUSED));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int write_whence(struct imp *im)
+{
+	size_t cap = im->wlen + 4096, n = 0, ocap = 0;
+	char *out = malloc(cap);
+	int r;
+
+	if (!out)
+		return -ENOMEM;
+	im->norig = 1;
+	for (size_t ln = 1; ln <= im->nlines; ln++) {
+		size_t added = 1;
+
+		for (const char *a = im->after[ln]; a && *a; a++)
+			added += *a == '\n';
+		if (im->after[ln])
+			added++;
+		while (ocap < im->norig + added + 1) {
+			unsigned *no = realloc(im->orig, (ocap ? 2 * ocap : 1024) * sizeof(*no));
+
+			if (!no) {
+				free(out);
+				return -ENOMEM;
+			}
+			im->orig = no;
+			ocap = ocap ? 2 * ocap : 1024;
+		}
+		im->orig[im->norig++] = (unsigned)ln;
+		for (size_t k = 1; k < added; k++)
+			im->orig[im->norig++] = 0;
+		const char *s = im->replace[ln] ? im->replace[ln] : im->lines[ln];
+		size_t len = im->replace[ln] ? strlen(im->replace[ln]) : im->lens[ln];
+		size_t alen = im->after[ln] ? strlen(im->after[ln]) + 1 : 0;
+
+		while (n + len + alen + 2 > cap) {
+			char *no = realloc(out, cap * 2);
+
+			if (!no) {
+				free(out);
+				return -ENOMEM;
+			}
+			out = no;
+			cap *= 2;
+		}
+		memcpy(out + n, s, len);
+		n += len;
+		out[n++] = '\n';
+		if (alen) {
+			memcpy(out + n, im->after[ln], alen - 1);
+			n += alen - 1;
+			out[n++] = '\n';
+		}
+	}
+	r = fw_write_atomic(im->stagefd, FW_TREE_WHENCE, out, n, 0644);
+	free(out);
+	return r;
+}
+
+static int write_policy(struct imp *im)
+{
+	char **lines = calloc(im->nids + 1, sizeof(*lines));
+	size_t n = 0, total = 0;
+	char *buf, *p;
+	int r = 0;
+
+	if (!lines)
+		return -ENOMEM;
+	for (size_t i = 0; i < im->nids; i++) {
+		const struct idinfo *x = &im->ids[i];
+
+		if (!x->used)
+			continue;
+		if (strcmp(x->id, FW_IMPORT_REFUSED) == 0)
+			lines[n] = fw_asprintf("%-36s %-16s %s\n", x->id, "undistributable",
+					       "refused at import: licence not classified or text not found");
+		else if (x->text)
+			lines[n] = fw_asprintf("%-36s %-16s %s\n", x->id,
+					       fw_category_name(x->map->cat), x->map->reason);
+		else
+			continue;
+		if (!lines[n]) {
+			r = -ENOMEM;
+			goto out;
+		}
+		total += strlen(lines[n++]);
+	}
+	if (n > 1)
+		qsort(lines, n, sizeof(*lines), fw_strcmp_ptr);
+	buf = malloc(total + 256);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	p = buf + sprintf(buf, "# fwdist licence policy 1\n# Written by fwdist import from %s.\n",
+			  FW_TREE_LICMAP);
+	for (size_t i = 0; i < n; i++)
+		p = stpcpy(p, lines[i]);
+	r = fw_write_atomic(im->stagefd, FW_TREE_POLICY, buf, (size_t)(p - buf), 0644);
+	free(buf);
+out:
+	fw_free_strv(lines, n);
+	return r;
+}
+
+static const char refused_text[] =
+	"Refused at import by fwdist.\n"
+	"\n"
+	"The blobs under this identifier were listed by the upstream tree, but\n"
+	"their licence is not classified by manifests/licence-map, or its text\n"
+	"was not found. They are listed in WHENCE for the record and are neither\n"
+	"copied nor installed nor packaged until the licence is classified.\n";
+
+static int write_texts(struct imp *im)
+{
+	int r = fw_mkdirat(im->stagefd, FW_TREE_LICENSES, 0755);
+
+	if (r < 0 && r != -EEXIST)
+		return r;
+	for (size_t g = 0; g < im->w.nlicences; g++) {
+		const struct group *gr = &im->groups[g];
+		const char *leaf;
+		struct stat st;
+		int pfd;
+
+		if (gr->refused || !gr->named_text ||
+		    fstatat(im->stagefd, gr->named, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		pfd = fw_open_parent(im->stagefd, gr->named, 1, &leaf);
+		if (pfd < 0)
+			return pfd;
+		r = fw_write_atomic(pfd, leaf, gr->named_text, gr->named_len, 0644);
+		if (pfd != im->stagefd)
+			close(pfd);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < im->nids; i++) {
+		const struct idinfo *x = &im->ids[i];
+		char *path;
+
+		if (!x->used)
+			continue;
+		if (!x->text && strcmp(x->id, FW_IMPORT_REFUSED) != 0)
+			continue;
+		if (fw_name_problem(x->id) || strchr(x->id, '/'))
+			continue;
+		path = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, x->id);
+		if (!path)
+			return -ENOMEM;
+		r = x->text ? fw_write_atomic(im->stagefd, path, x->text, x->len, 0644) :
+			      fw_write_atomic(im->stagefd, path, refused_text, sizeof(refused_text) - 1,
+					      0644);
+		free(path);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- copying ---- */
+
+struct pool {
+	struct job *jobs;
+	size_t n;
+	atomic_size_t next;
+	int srcfd, fwfd;
+	bool link;
+};
+
+static int copy_one(struct pool *p, struct job *j)
+{
+	char buf[1 << 17];
+	struct fw_sha256 h;
+	const char *leaf;
+	int in, out = -1, pfd, r;
+	struct stat st;
+	bool linked = false;
+
+	in = fw_open_resolve(p->srcfd, j->name, O_RDONLY | O_NONBLOCK);
+	if (in < 0)
+		return in;
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(in);
+		return -EINVAL;
+	}
+	pfd = fw_open_parent(p->fwfd, j->name, 1, &leaf);
+	if (pfd < 0) {
+		close(in);
+		return pfd;
+	}
+	if (p->link) {
+		char proc[64];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
+		linked = linkat(AT_FDCWD, proc, pfd, leaf, AT_SYMLINK_FOLLOW) == 0;
+	}
+	if (!linked) {
+		out = openat(pfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (out < 0) {
+			r = -errno;
+			goto done;
+		}
+	}
+	r = fw_sha256_init(&h);
+	if (r < 0)
+		goto done;
+	j->size = 0;
+	for (;;) {
+		ssize_t got = read(in, buf, sizeof(buf));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r = -errno;
+			break;
+		}
+		if (got == 0)
+			break;
+		j->size += (uint64_t)got;
+		r = fw_sha256_update(&h, buf, (size_t)got);
+		if (r == 0 && out >= 0)
+			r = fw_write_all(out, buf, (size_t)got);
+		if (r < 0)
+			break;
+	}
+	if (r == 0)
+		r = fw_sha256_final(&h, j->sha256);
+	fw_sha256_free(&h);
+	if (r == 0 && out >= 0 && fchmod(out, 0644) < 0)
+		r = -errno;
+	j->linked = linked;
+done:
+	if (out >= 0)
+		close(out);
+	if (pfd != p->fwfd)
+		close(pfd);
+	close(in);
+	return r;
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&p->next, 1)) < p->n)
+		p->jobs[i].err = copy_one(p, &p->jobs[i]);
+	return NULL;
+}
+
+static bool listed_blob(const struct fw_tree *t, const char *dir, const char *leaf)
+{
+	char *name = fw_asprintf("%s/%s", dir, leaf);
+	const struct fw_name *x = name ? fw_tree_find(t, name) : NULL;
+
+	free(name);
+	return x && x->blob >= 0;
+}
+
+/* A Source: directory: its regular files and subdirectories, nothing followed. */
+static int copy_dir(int from, int to, const char *rel, struct imp *im, const struct fw_tree *t)
+{
+	char **names;
+	size_t n;
+	int r = fw_read_dir_sorted(from, &names, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct stat st;
+
+		if (fstatat(from, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+		} else if (S_ISDIR(st.st_mode)) {
+			int a = openat(from, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), b;
+			char *sub = fw_asprintf("%s/%s", rel, names[i]);
+
+			r = fw_mkdirat(to, names[i], 0755);
+			if (r == -EEXIST)
+				r = 0;
+			b = openat(to, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (a < 0 || b < 0 || !sub)
+				r = r ? r : -EIO;
+			if (r == 0)
+				r = copy_dir(a, b, sub, im, t);
+			if (a >= 0)
+				close(a);
+			if (b >= 0)
+				close(b);
+			free(sub);
+		} else if (S_ISREG(st.st_mode) && listed_blob(t, rel, names[i])) {
+			continue; /* a blob: copied as one when it ships, else never */
+		} else if (S_ISREG(st.st_mode)) {
+			int a = openat(from, names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			int b = openat(to, names[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				       0644);
+			char buf[1 << 16];
+			ssize_t got;
+
+			if (b < 0 && errno == EEXIST) {
+				/* Copied already, as a blob listed inside the source directory. */
+				if (a >= 0)
+					close(a);
+				continue;
+			}
+			if (a < 0 || b < 0)
+				r = -errno;
+			while (r == 0 && (got = read(a, buf, sizeof(buf))) != 0) {
+				if (got < 0 && errno == EINTR)
+					continue;
+				r = got < 0 ? -errno : fw_write_all(b, buf, (size_t)got);
+			}
+			if (r == 0 && fchmod(b, 0644) < 0)
+				r = -errno;
+			if (a >= 0)
+				close(a);
+			if (b >= 0)
+				close(b);
+		} else {
+			r = strv_take(&im->rep->notes,
+				      fw_asprintf("Source: %s/%s: not a regular file, not copied",
+						  fw_esc(rel), fw_esc(names[i])));
+		}
+	}
+	fw_free_strv(names, n);
+	return r;
+}
+
+/* ---- unlisted files ---- */
+
+static bool top_level_known(const char *name)
+{
+	static const char *const pre[] = { "LICENCE", "LICENSE", "GPL-", "LGPL-", "COPYING", "README",
+					   "NOTICE", "WHENCE", "Makefile", "MIT" };
+
+	for (size_t i = 0; i < FW_ARRAY_SIZE(pre); i++)
+		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
+			return true;
+	return strcmp(name, "LICENSES") == 0 || strstr(name, ".sh") || strstr(name, ".py");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk_unlisted(struct imp *im, int dfd, const char *rel, char **listed, size_t nlisted,
+			 int depth)
+{
+	char **names;
+	size_t n;
+	int r;
+
+	if (depth > 64)
+		return 0;
+	r = fw_read_dir_sorted(dfd, &names, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char *path = *rel ? fw_asprintf("%s/%s", rel, names[i]) : strdup(names[i]);
+		struct stat st;
+
+		if (!path) {
+			r = -ENOMEM;
+			break;
+		}
+		if (names[i][0] == '.' || (!*rel && top_level_known(names[i])) ||
+		    fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			free(path);
+			continue;
+		}
+		if (bsearch(&path, listed, nlisted, sizeof(*listed), cmp_str)) {
+			free(path);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0) {
+				r = walk_unlisted(im, sub, path, listed, nlisted, depth + 1);
+				close(sub);
+			}
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[4096];
+			ssize_t k = readlinkat(dfd, names[i], target, sizeof(target) - 1);
+
+			target[k < 0 ? 0 : k] = '\0';
+			r = strv_take(&im->rep->unlisted,
+				      fw_asprintf("%s -> %s (a symlink no Link: names%s)", fw_esc(path),
+						  fw_esc(target),
+						  target[0] == '/' ? "; out of the tree, not imported" : ""));
+		} else {
+			r = strv_take(&im->rep->unlisted, fw_asprintf("%s", fw_esc(path)));
+		}
+		free(path);
+	}
+	fw_free_strv(names, n);
+	return r;
+}
+
+static int report_unlisted(struct imp *im)
+{
+	char **listed = calloc(im->w.nentries + 1, sizeof(*listed));
+	size_t n = 0;
+	int r;
+
+	if (!listed)
+		return -ENOMEM;
+	for (size_t i = 0; i < im->w.nentries; i++)
+		listed[n++] = im->w.entries[i].name;
+	qsort(listed, n, sizeof(*listed), cmp_str);
+	r = walk_unlisted(im, im->srcfd, "", listed, n, 0);
+	free(listed);
+	return r;
+}
+
+/* ---- the model of what was built ---- */
+
+static const char *link_why(enum fw_link_state s)
+{
+	switch (s) {
+	case FW_LINK_OUTSIDE: return "link target leaves the tree";
+	case FW_LINK_MISSING: return "link target is not in the import";
+	case FW_LINK_LOOP: return "link loop";
+	case FW_LINK_BAD_NAME: return "unsafe link name";
+	case FW_LINK_TO_BROKEN: return "link to a link that leads nowhere";
+	case FW_LINK_TOO_DEEP: return "link chain longer than " "8";
+	default: return "link not importable";
+	}
+}
+
+/* Drop what the model of the written WHENCE rejects: bad links, second
+ * listings, names fwdist cannot take. Returns how many were dropped. */
+/* The upstream entry a model entry (of the WHENCE written) stands for. */
+static const struct fw_whence_entry *upstream_entry(const struct imp *im,
+						    const struct fw_whence_entry *e)
+{
+	unsigned ln = e->line < im->norig ? im->orig[e->line] : 0;
+
+	for (size_t i = 0; ln && i < im->w.nentries; i++)
+		if (im->w.entries[i].line == ln)
+			return &im->w.entries[i];
+	return NULL;
+}
+
+static int prune(struct imp *im, const struct fw_tree *t)
+{
+	int n = 0, r;
+
+	for (size_t i = 0; i < t->nlinks; i++) {
+		const struct fw_link *l = &t->links[i];
+		const struct fw_whence_entry *ue = upstream_entry(im, l->e);
+
+		if (!ue || im->replace[ue->line])
+			continue;
+		if (l->duplicate)
+			r = drop_entry(im, ue, "listed twice");
+		else if (l->state != FW_LINK_OK)
+			r = drop_entry(im, ue, link_why(l->state));
+		else if (fw_name_reserved(l->e->name))
+			r = drop_entry(im, ue, "a name fwdist reserves");
+		else
+			continue;
+		if (r < 0)
+			return r;
+		n++;
+	}
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+		const struct fw_whence_entry *ue = b->duplicate ? upstream_entry(im, b->e) : NULL;
+
+		if (!ue || im->replace[ue->line])
+			continue;
+		r = drop_entry(im, ue, "listed twice");
+		if (r < 0)
+			return r;
+		n++;
+	}
+	return n;
+}
+
+static int load_stage(struct imp *im, struct fw_tree *t)
+{
+	struct fw_diag tmp = { 0 };
+	char *root;
+	int r;
+
+	/* The stage is opened by its path beside DIR. */
+	{
+		char *dir = strdup(im->o->into), *slash;
+
+		if (!dir)
+			return -ENOMEM;
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		root = slash ? fw_asprintf("%s/%s", *dir ? dir : "", im->stage) :
+			       strdup(im->stage);
+		free(dir);
+	}
+	if (!root)
+		return -ENOMEM;
+	r = fw_tree_load(t, root, &tmp);
+	free(root);
+	fw_diag_free(&tmp);
+	return r;
+}
+
+static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
+{
+	size_t cap = 4096, n;
+	char *buf = malloc(cap);
+	bool any[FW_CAT_UNKNOWN + 1] = { false };
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < njobs; i++)
+		if (jobs[i].is_blob && jobs[i].size > 0)
+			any[jobs[i].cat] = true;
+	n = (size_t)sprintf(buf, "%s\n", FW_SPLIT_HEADER);
+	if (any[FW_CAT_FREE])
+		n += (size_t)sprintf(buf + n, "firmware-free       main                category:free\n");
+	if (any[FW_CAT_NONFREE])
+		n += (size_t)sprintf(buf + n,
+				     "firmware-nonfree    non-free-firmware   category:non-free\n");
+	for (size_t i = 0; i < njobs; i++) {
+		const struct job *j = &jobs[i];
+		size_t need = 3 * strlen(j->name) + 100;
+
+		if (!j->is_blob || j->size > 0 || j->err)
+			continue;
+		while (n + need > cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		/* Upstream ships it; the kernel refuses it: the split says so. */
+		n += (size_t)sprintf(buf + n, "%-19s %-19s empty:yes path:",
+				     j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree",
+				     j->cat == FW_CAT_FREE ? "main" : "non-free-firmware");
+		for (const char *c = j->name; *c; c++) {
+			if (*c == ' ' || *c == '\t')
+				buf[n++] = '?';
+			else {
+				if (strchr("*?[\\", *c))
+					buf[n++] = '\\';
+				buf[n++] = *c;
+			}
+		}
+		buf[n++] = '\n';
+		im->rep->empty++;
+		r = strv_take(&im->rep->notes,
+			      fw_asprintf("%s: empty blob, shipped as upstream ships it (empty:yes in %s)",
+					  fw_esc(j->name), FW_TREE_SPLIT));
+		if (r < 0) {
+			free(buf);
+			return r;
+		}
+	}
+	r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, buf, n, 0644);
+	free(buf);
+	return r;
+}
+
+static int cmp_sum(const void *a, const void *b)
+{
+	return strcmp(((const struct fw_sum *)a)->name, ((const struct fw_sum *)b)->name);
+}
+
+static int cmp_sum_job(const void *a, const void *b)
+{
+	return strcmp(((const struct job *)a)->name, ((const struct job *)b)->name);
+}
+
+/* ---- what changed against the tree that was at DIR ---- */
+
+static const char *driver_word(const char *drv, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	if (!drv)
+		return "(no driver)";
+	while (drv[k] && drv[k] != ' ' && drv[k] != '\t' && k < n - 1) {
+		buf[k] = drv[k];
+		k++;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+static const struct fw_sum *old_sum(const struct fw_tree *o, const char *name)
+{
+	return fw_sums_find(&o->sums, name);
+}
+
+static int job_cmp_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct job *)elem)->name);
+}
+
+/* Block by block (by the Driver: word), what a packager reviews before a
+ * release: new, removed and renamed files, changed digests, licences and
+ * categories. Renames are a removed and a new name with the same digest. */
+static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_tree *t,
+		      const struct job *jobs, size_t njobs)
+{
+	struct fw_strv *c = &im->rep->changes;
+	char w[128];
+	bool *renamed_old = calloc(o->nblobs + 1, sizeof(bool));
+	int r = 0;
+
+	if (!renamed_old)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nblobs && r == 0; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+		const struct fw_name *x;
+		const struct job *j;
+
+		if (b->duplicate)
+			continue;
+		j = bsearch(b->e->name, jobs, njobs, sizeof(*jobs), job_cmp_name);
+		x = fw_tree_find(o, b->e->name);
+		if (!x || x->blob < 0) {
+			/* A rename: an old blob, gone now, with this digest. */
+			const struct fw_blob *from = NULL;
+
+			for (size_t k = 0; j && k < o->nblobs && !from; k++) {
+				const struct fw_blob *ob = &o->blobs[k];
+				const struct fw_sum *s = old_sum(o, ob->e->name);
+				const struct fw_name *nx = fw_tree_find(t, ob->e->name);
+
+				if (!ob->duplicate && !renamed_old[k] && s && !(nx && nx->blob >= 0) &&
+				    s->size == j->size && memcmp(s->sha256, j->sha256, FW_SHA256_LEN) == 0) {
+					from = ob;
+					renamed_old[k] = true;
+				}
+			}
+			if (from)
+				r = strv_take(c, fw_asprintf("%s: renamed %s -> %s",
+							     driver_word(b->driver, w, sizeof(w)),
+							     fw_esc(from->e->name), fw_esc(b->e->name)));
+			else
+				r = strv_take(c, fw_asprintf("%s: new %s (%s)",
+							     driver_word(b->driver, w, sizeof(w)),
+							     fw_esc(b->e->name), fw_category_name(b->cat)));
+			continue;
+		}
+		{
+			const struct fw_blob *ob = &o->blobs[x->blob];
+			const struct fw_sum *s = old_sum(o, ob->e->name);
+			const char *os = ob->lic ? ob->lic->spdx : "(none)";
+			const char *ns = b->lic ? b->lic->spdx : "(none)";
+
+			if (j && s && (s->size != j->size || memcmp(s->sha256, j->sha256, FW_SHA256_LEN)))
+				r = strv_take(c, fw_asprintf("%s: changed %s (digest)",
+							     driver_word(b->driver, w, sizeof(w)),
+							     fw_esc(b->e->name)));
+			if (r == 0 && strcmp(os, ns) != 0)
+				r = strv_take(c, fw_asprintf("%s: licence of %s: %s -> %s",
+							     driver_word(b->driver, w, sizeof(w)),
+							     fw_esc(b->e->name), fw_esc(os), fw_esc(ns)));
+			if (r == 0 && ob->cat != b->cat)
+				r = strv_take(c, fw_asprintf("%s: category of %s: %s -> %s",
+							     driver_word(b->driver, w, sizeof(w)),
+							     fw_esc(b->e->name), fw_category_name(ob->cat),
+							     fw_category_name(b->cat)));
+		}
+	}
+	for (size_t k = 0; k < o->nblobs && r == 0; k++) {
+		const struct fw_blob *ob = &o->blobs[k];
+		const struct fw_name *nx;
+
+		if (ob->duplicate || renamed_old[k])
+			continue;
+		nx = fw_tree_find(t, ob->e->name);
+		if (!nx || nx->blob < 0)
+			r = strv_take(c, fw_asprintf("%s: removed %s",
+						     driver_word(ob->driver, w, sizeof(w)),
+						     fw_esc(ob->e->name)));
+	}
+	free(renamed_old);
+	if (r == 0 && c->n > 1)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_str);
+	return r;
+}
+
+/* ---- --debian-copyright: DEP-5 copyright files of unpacked packages ---- */
+
+static void dep5_free(struct dep5 *d)
+{
+	for (size_t i = 0; i < d->nfiles; i++) {
+		for (size_t k = 0; k < d->files[i].n; k++) {
+			fw_free_strv(d->files[i].paras[k].globs, d->files[i].paras[k].nglobs);
+			free(d->files[i].paras[k].licence);
+		}
+		free(d->files[i].paras);
+	}
+	free(d->files);
+	fw_free_strv(d->names, d->ntexts);
+	fw_free_strv(d->texts, d->ntexts);
+	memset(d, 0, sizeof(*d));
+}
+
+static int dep5_add_text(struct dep5 *d, const char *name, const char *body)
+{
+	size_t cap = d->cap_texts;
+
+	if (!*body)
+		return 0;
+	for (size_t i = 0; i < d->ntexts; i++)
+		if (strcmp(d->names[i], name) == 0)
+			return 0; /* the first text of a name stands */
+	if (fw_grow(&d->names, &cap, d->ntexts, sizeof(*d->names)) < 0)
+		return -ENOMEM;
+	cap = d->cap_texts;
+	if (fw_grow(&d->texts, &d->cap_texts, d->ntexts, sizeof(*d->texts)) < 0)
+		return -ENOMEM;
+	d->names[d->ntexts] = strdup(name);
+	d->texts[d->ntexts] = strdup(body);
+	if (!d->names[d->ntexts] || !d->texts[d->ntexts])
+		return -ENOMEM;
+	d->ntexts++;
+	(void)cap;
+	return 0;
+}
+
+/* One copyright file: paragraphs of "Field: value" lines with continuation
+ * lines (a leading blank; " ." is an empty line), separated by blank lines. */
+static int dep5_end_para(struct dep5 *d, struct dep5_file *f, char **files, char **lic,
+			 char **body)
+{
+	int r = 0;
+
+	if (*files && *lic) {
+		struct dep5_para para = { 0 };
+		size_t cap = 0;
+		char *s2 = NULL;
+
+		for (char *g = strtok_r(*files, " \t", &s2); g && r == 0; g = strtok_r(NULL, " \t", &s2)) {
+			if (fw_grow(&para.globs, &cap, para.nglobs, sizeof(char *)) < 0 ||
+			    !(para.globs[para.nglobs] = strdup(g)))
+				r = -ENOMEM;
+			else
+				para.nglobs++;
+		}
+		para.licence = strdup(*lic);
+		if (r == 0 && para.licence && fw_grow(&f->paras, &f->cap, f->n, sizeof(*f->paras)) == 0) {
+			f->paras[f->n++] = para;
+		} else {
+			fw_free_strv(para.globs, para.nglobs);
+			free(para.licence);
+			r = -ENOMEM;
+		}
+	}
+	if (r == 0 && *lic && *body)
+		r = dep5_add_text(d, *lic, *body);
+	free(*files);
+	free(*lic);
+	free(*body);
+	*files = *lic = *body = NULL;
+	return r;
+}
+
+/* One copyright file: paragraphs of "Field: value" lines with continuation
+ * lines (a leading blank; " ." is an empty line), separated by blank lines. */
+static int dep5_parse(struct dep5 *d, const char *buf, size_t len)
+{
+	struct dep5_file *f;
+	struct fw_lines it;
+	const char *ls, *le;
+	char *files = NULL, *lic = NULL, *body = NULL;
+	size_t blen = 0;
+	enum { NONE, FILES, LICENSE, OTHER } field = NONE;
+	int r = 0;
+
+	f = realloc(d->files, (d->nfiles + 1) * sizeof(*d->files));
+	if (!f)
+		return -ENOMEM;
+	d->files = f;
+	f = &d->files[d->nfiles++];
+	memset(f, 0, sizeof(*f));
+	fw_lines_init(&it, buf, len);
+	while (r == 0 && fw_lines_next(&it, &ls, &le)) {
+		const char *q = ls;
+
+		while (q < le && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q == le) {
+			r = dep5_end_para(d, f, &files, &lic, &body);
+			blen = 0;
+			field = NONE;
+			continue;
+		}
+		if (q > ls) {
+			size_t vl = (le - q == 1 && *q == '.') ? 0 : (size_t)(le - q);
+
+			if (field == FILES) {
+				char *n = fw_asprintf("%s %.*s", files, (int)vl, q);
+
+				free(files);
+				files = n;
+				if (!n)
+					r = -ENOMEM;
+			} else if (field == LICENSE) {
+				char *n = realloc(body, blen + vl + 2);
+
+				if (!n) {
+					r = -ENOMEM;
+					continue;
+				}
+				memcpy(n + blen, q, vl);
+				blen += vl;
+				n[blen++] = '\n';
+				n[blen] = '\0';
+				body = n;
+			}
+			continue;
+		}
+		if (le - ls >= 6 && memcmp(ls, "Files:", 6) == 0) {
+			field = FILES;
+			free(files);
+			files = fw_strndup(ls + 6, (size_t)(le - ls - 6));
+			if (!files)
+				r = -ENOMEM;
+		} else if (le - ls >= 8 && memcmp(ls, "License:", 8) == 0) {
+			const char *v = ls + 8;
+
+			while (v < le && (*v == ' ' || *v == '\t'))
+				v++;
+			field = LICENSE;
+			free(lic);
+			free(body);
+			lic = fw_strndup(v, (size_t)(le - v));
+			body = strdup("");
+			blen = 0;
+			if (!lic || !body)
+				r = -ENOMEM;
+		} else {
+			field = OTHER;
+		}
+	}
+	if (r == 0)
+		r = dep5_end_para(d, f, &files, &lic, &body);
+	free(files);
+	free(lic);
+	free(body);
+	return r;
+}
+
+/* usr/share/doc/<package>/copyright of every package unpacked in root. */
+static int dep5_load(struct dep5 *d, int rootfd, struct fw_strv *pkgs)
+{
+	int docfd = fw_open_beneath(rootfd, "usr/share/doc", O_RDONLY | O_DIRECTORY, 0);
+	char **names;
+	size_t n;
+	int r;
+
+	if (docfd < 0)
+		return docfd == -ENOENT ? 0 : docfd;
+	r = fw_read_dir_sorted(docfd, &names, &n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char *path = fw_asprintf("%s/copyright", names[i]), *buf = NULL;
+		size_t len;
+
+		if (!path) {
+			r = -ENOMEM;
+			break;
+		}
+		if (fw_read_text(docfd, path, &buf, &len) == 0 && strstr(buf, "Files:")) {
+			r = strv_take(pkgs, strdup(names[i]));
+			if (r == 0)
+				r = dep5_parse(d, buf, len);
+		}
+		free(buf);
+		free(path);
+	}
+	fw_free_strv(names, n);
+	close(docfd);
+	return r;
+}
+
+/* The licence DEP-5 gives a file: in each copyright file the last
+ * paragraph that matches wins (DEP-5's rule); across packages, the first
+ * match more specific than "*". NULL if none. */
+static const char *dep5_licence(const struct dep5 *d, const char *name)
+{
+	const char *any = NULL;
+
+	for (size_t i = 0; i < d->nfiles; i++) {
+		const struct dep5_file *f = &d->files[i];
+		const struct dep5_para *last = NULL;
+		bool star = false;
+
+		for (size_t k = 0; k < f->n; k++)
+			for (size_t g = 0; g < f->paras[k].nglobs; g++)
+				if (fnmatch(f->paras[k].globs[g], name, 0) == 0) {
+					last = &f->paras[k];
+					star = strcmp(f->paras[k].globs[g], "*") == 0;
+				}
+		if (last && !star)
+			return last->licence;
+		if (last && !any)
+			any = last->licence;
+	}
+	return any;
+}
+
+/* ---- --no-whence: a WHENCE for an installed tree ---- */
+
+struct synth {
+	char *buf;
+	size_t n, cap;
+};
+
+static int synth_add(struct synth *s, const char *text)
+{
+	size_t len = strlen(text);
+
+	while (s->n + len + 1 > s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 65536;
+		char *nb = realloc(s->buf, nc);
+
+		if (!nb)
+			return -ENOMEM;
+		s->buf = nb;
+		s->cap = nc;
+	}
+	memcpy(s->buf + s->n, text, len + 1);
+	s->n += len;
+	return 0;
+}
+
+static bool needs_quotes(const char *name)
+{
+	return strpbrk(name, " \t\"") != NULL;
+}
+
+static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *names_out, int dfd,
+		      const char *rel, int depth)
+{
+	char **names;
+	size_t n;
+	int r;
+
+	if (depth > 64)
+		return 0;
+	r = fw_read_dir_sorted(dfd, &names, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char *path = *rel ? fw_asprintf("%s/%s", rel, names[i]) : strdup(names[i]);
+		struct stat st;
+		char *line = NULL;
+
+		if (!path) {
+			r = -ENOMEM;
+			break;
+		}
+		if (names[i][0] == '.' || fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    strchr(path, '\n') || strchr(path, '"')) {
+			free(path);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0) {
+				r = synth_walk(files, links, names_out, sub, path, depth + 1);
+				close(sub);
+			}
+		} else if (S_ISREG(st.st_mode) && names_out) {
+			r = strv_take(names_out, strdup(path));
+		} else if (S_ISREG(st.st_mode)) {
+			line = fw_asprintf(needs_quotes(path) ? "File: \"%s\"\n" : "File: %s\n", path);
+			r = line ? synth_add(files, line) : -ENOMEM;
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[4096];
+			ssize_t k = readlinkat(dfd, names[i], target, sizeof(target) - 1);
+
+			if (k > 0 && !memchr(target, '\n', (size_t)k) && !memchr(target, '"', (size_t)k)) {
+				target[k] = '\0';
+				line = fw_asprintf(needs_quotes(path) || needs_quotes(target) ?
+							   "Link: \"%s\" -> \"%s\"\n" : "Link: %s -> %s\n",
+						   path, target);
+				r = line ? synth_add(links, line) : -ENOMEM;
+			}
+		}
+		free(line);
+		free(path);
+	}
+	fw_free_strv(names, n);
+	return r;
+}
+
+struct lic_name {
+	const char *lic; /* DEP-5 licence, NULL none */
+	const char *name;
+};
+
+static int cmp_lic_name(const void *a, const void *b)
+{
+	const struct lic_name *x = a, *y = b;
+
+	/* By licence, files without one last; then by name. */
+	if (!x->lic != !y->lic)
+		return x->lic ? -1 : 1;
+	if (x->lic && strcmp(x->lic, y->lic))
+		return strcmp(x->lic, y->lic);
+	return strcmp(x->name, y->name);
+}
+
+static bool same_lic(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+#define SYNTH_SEP "--------------------------------------------------------------------------\n\n"
+#define SYNTH_UNKNOWN "Licence: Unknown: an installed tree without licence information.\n\n"
+
+/* Every regular file a File:, every symlink a Link:. Without DEP-5 files,
+ * in one block whose licence is the wording SYNTH_UNKNOWN (the map decides
+ * what it is); with them, one block per licence DEP-5 assigns, worded
+ * "Debian copyright: NAME" (again for the map to classify). */
+static int synth_whence(struct imp *im)
+{
+	struct synth f = { 0 }, l = { 0 }, all = { 0 };
+	struct fw_strv names = { 0 };
+	bool dep5 = im->o->debian_copyright;
+	int r = synth_walk(&f, &l, dep5 ? &names : NULL, im->srcfd, "", 0);
+
+	if (r == 0)
+		r = synth_add(&all, "Imported by fwdist import --no-whence from an installed tree.\n\n" SYNTH_SEP);
+	if (r == 0 && dep5) {
+		struct lic_name *v = calloc(names.n + 1, sizeof(*v));
+		const char *cur = NULL;
+
+		if (!v)
+			r = -ENOMEM;
+		for (size_t i = 0; r == 0 && i < names.n; i++)
+			v[i] = (struct lic_name){ dep5_licence(&im->dep5, names.v[i]), names.v[i] };
+		if (r == 0 && names.n > 1)
+			qsort(v, names.n, sizeof(*v), cmp_lic_name);
+		for (size_t i = 0; r == 0 && i < names.n; i++) {
+			char *line;
+
+			if (i == 0 || !same_lic(v[i].lic, cur)) {
+				if (i > 0)
+					r = synth_add(&all, "");
+				cur = v[i].lic;
+				line = cur ? fw_asprintf("Driver: debian - files Debian's copyright gives %s\n\n", cur) :
+					     strdup("Driver: installed - files no copyright file covers\n\n");
+				if (r == 0)
+					r = line ? synth_add(&all, line) : -ENOMEM;
+				free(line);
+			}
+			line = fw_asprintf(needs_quotes(v[i].name) ? "File: \"%s\"\n" : "File: %s\n", v[i].name);
+			r = r ? r : line ? synth_add(&all, line) : -ENOMEM;
+			free(line);
+			if (r == 0 && (i + 1 == names.n || !same_lic(v[i + 1].lic, cur))) {
+				line = cur ? fw_asprintf("\nLicence: " DEP5_WORDING "%s\n\n" SYNTH_SEP, cur) :
+					     strdup("\n" SYNTH_UNKNOWN SYNTH_SEP);
+				r = line ? synth_add(&all, line) : -ENOMEM;
+				free(line);
+			}
+		}
+		free(v);
+		if (r == 0 && l.buf)
+			r = synth_add(&all, "Driver: links - the symlinks of the installed tree\n\n");
+		if (r == 0 && l.buf)
+			r = synth_add(&all, l.buf);
+		if (r == 0 && l.buf)
+			r = synth_add(&all, "\n" SYNTH_SEP);
+	} else if (r == 0) {
+		r = synth_add(&all, "Driver: installed - every file of an installed firmware tree\n\n");
+		if (r == 0 && f.buf)
+			r = synth_add(&all, f.buf);
+		if (r == 0 && l.buf)
+			r = synth_add(&all, l.buf);
+		if (r == 0)
+			r = synth_add(&all, "\n" SYNTH_UNKNOWN SYNTH_SEP);
+	}
+	fw_strv_free(&names);
+	free(f.buf);
+	free(l.buf);
+	if (r < 0) {
+		free(all.buf);
+		return r;
+	}
+	im->wbuf = all.buf;
+	im->wlen = all.n;
+	return 0;
+}
+
+/* ---- the import ---- */
+
+static int open_src(struct imp *im)
+{
+	int fd = open(im->o->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (im->o->no_whence) {
+		/* An unpacked package root: its firmware is lib/firmware. */
+		int sub = openat(fd, "lib/firmware", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (sub >= 0) {
+			im->rootfd = fd;
+			fd = sub;
+		}
+	}
+	im->srcfd = fd;
+	return 0;
+}
+
+int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d)
+{
+	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .rootfd = -1, .parentfd = -1,
+			  .stagefd = -1 };
+	struct fw_tree t = { 0 }, old = { 0 };
+	bool have_t = false, have_old = false;
+	struct job *jobs = NULL;
+	size_t njobs = 0;
+	char *buf = NULL, *into = NULL, *slash;
+	size_t len;
+	int r, fwfd = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	r = open_src(&im);
+	if (r < 0) {
+		fw_diag_add(d, o->src, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	im.licfds = calloc(o->nlicence_dirs + 1, sizeof(int));
+	if (!im.licfds) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < o->nlicence_dirs; i++) {
+		im.licfds[i] = open(o->licence_dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (im.licfds[i] < 0)
+			fw_diag_add(d, o->licence_dirs[i], 0, "cannot open: %s", strerror(errno));
+	}
+	/* The map. */
+	r = fw_read_text(AT_FDCWD, o->map_path, &buf, &len);
+	if (r < 0) {
+		fw_diag_add(d, o->map_path, 0, "cannot read: %s", strerror(-r));
+		goto out;
+	}
+	{
+		size_t before = d->n;
+
+		r = fw_licmap_parse(&im.map, o->map_path, buf, len, d);
+		free(buf);
+		buf = NULL;
+		if (r < 0)
+			goto out;
+		if (d->n != before) {
+			r = -EINVAL;
+			goto out;
+		}
+	}
+	/* Upstream's WHENCE, or one made for an installed tree. */
+	if (o->debian_copyright) {
+		r = dep5_load(&im.dep5, im.rootfd >= 0 ? im.rootfd : im.srcfd, &rep->packages);
+		if (r < 0) {
+			fw_diag_add(d, o->src, 0, "usr/share/doc: %s", strerror(-r));
+			goto out;
+		}
+	}
+	if (o->no_whence)
+		r = synth_whence(&im);
+	else
+		r = fw_read_text(im.srcfd, "WHENCE", &im.wbuf, &im.wlen);
+	if (r < 0) {
+		fw_diag_add(d, o->src, 0, "WHENCE: cannot read: %s", strerror(-r));
+		goto out;
+	}
+	r = fw_whence_parse(&im.w, "WHENCE", im.wbuf, im.wlen, d);
+	if (r < 0)
+		goto out;
+	if (im.w.errors) {
+		r = -EINVAL;
+		goto out;
+	}
+	r = split_lines(&im);
+	if (r == 0)
+		r = classify(&im);
+	if (r == 0) {
+		/* Which ids are used is known once the groups are planned;
+		 * texts are looked for first, so a group without one is
+		 * refused in the plan. */
+		for (size_t g = 0; g < im.w.nlicences && r == 0; g++)
+			if (!im.groups[g].refused)
+				r = fw_spdx_eval(NULL, im.groups[g].expr, &(enum fw_category){ 0 },
+						 mark_used, &im, &(const char *){ NULL });
+	}
+	if (r == 0)
+		r = find_texts(&im);
+	if (r == 0) {
+		for (size_t i = 0; i < im.nids; i++)
+			im.ids[i].used = false;
+		r = plan_whence(&im);
+	}
+	if (r == 0)
+		r = report_unlisted(&im);
+	if (r < 0)
+		goto out;
+	rep->blocks = (unsigned)im.w.nblocks;
+	if (rep->missing.n && !o->allow_missing) {
+		r = -EAGAIN;
+		goto out;
+	}
+
+	/* The stage, beside DIR. */
+	into = strdup(o->into);
+	if (!into) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (strlen(into) > 1 && into[strlen(into) - 1] == '/')
+		into[strlen(into) - 1] = '\0';
+	slash = strrchr(into, '/');
+	im.leaf = slash ? slash + 1 : into;
+	if (slash == into)
+		im.parentfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else if (slash) {
+		*slash = '\0';
+		im.parentfd = open(into, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		*slash = '/';
+	} else {
+		im.parentfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (im.parentfd < 0 || !*im.leaf || strcmp(im.leaf, ".") == 0 || strcmp(im.leaf, "..") == 0) {
+		r = im.parentfd < 0 ? -errno : -EINVAL;
+		fw_diag_add(d, o->into, 0, "cannot use as the destination: %s", strerror(-r));
+		goto out;
+	}
+	{
+		struct stat st;
+
+		if (fstatat(im.parentfd, im.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			int dfd;
+			bool empty = true;
+
+			if (!S_ISDIR(st.st_mode)) {
+				r = -ENOTDIR;
+				fw_diag_add(d, o->into, 0, "exists and is not a directory");
+				goto out;
+			}
+			/* Only a tree (WHENCE at its top) or an empty directory is replaced. */
+			dfd = openat(im.parentfd, im.leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (dfd >= 0) {
+				char **nm;
+				size_t nn;
+
+				if (fw_read_dir_sorted(dfd, &nm, &nn) == 0) {
+					empty = nn == 0;
+					fw_free_strv(nm, nn);
+				}
+				close(dfd);
+			}
+			if (!empty && faccessat(im.parentfd, into + (slash ? (size_t)(im.leaf - into) : 0),
+						F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+				char *wpath = fw_asprintf("%s/WHENCE", o->into);
+
+				if (!wpath) {
+					r = -ENOMEM;
+					goto out;
+				}
+				if (access(wpath, F_OK) != 0) {
+					free(wpath);
+					r = -EEXIST;
+					fw_diag_add(d, o->into, 0,
+						    "not empty and no WHENCE at its top: not a tree to replace");
+					goto out;
+				}
+				free(wpath);
+				if (fw_tree_load(&old, o->into, &(struct fw_diag){ 0 }) == 0)
+					have_old = rep->had_old = true;
+			}
+		}
+	}
+	/* What a killed import of this DIR left beside it (its stage, marked). */
+	{
+		char **nm;
+		size_t nn;
+		char *prefix = fw_asprintf(".%s.", im.leaf);
+
+		if (prefix && fw_read_dir_sorted(im.parentfd, &nm, &nn) == 0) {
+			for (size_t i = 0; i < nn; i++)
+				if (strncmp(nm[i], prefix, strlen(prefix)) == 0 &&
+				    fw_is_stale_tmp(im.parentfd, nm[i]))
+					fw_rm_rf_at(im.parentfd, nm[i]);
+			fw_free_strv(nm, nn);
+		}
+		free(prefix);
+	}
+	r = fw_tmp_mkdir(im.parentfd, im.leaf, im.stage, sizeof(im.stage));
+	if (r < 0) {
+		fw_diag_add(d, o->into, 0, "cannot create a temporary tree beside it: %s", strerror(-r));
+		goto out;
+	}
+	im.stagefd = openat(im.parentfd, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (im.stagefd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = fw_mkdirat(im.stagefd, "manifests", 0755);
+	if (r == 0)
+		r = fw_mkdirat(im.stagefd, FW_TREE_FIRMWARE, 0755);
+	if (r == 0)
+		r = write_texts(&im);
+	if (r == 0)
+		r = write_policy(&im);
+	if (r == 0) {
+		r = fw_read_text(AT_FDCWD, o->map_path, &buf, &len);
+		if (r == 0)
+			r = fw_write_atomic(im.stagefd, FW_TREE_LICMAP, buf, len, 0644);
+		free(buf);
+		buf = NULL;
+	}
+	/* Write WHENCE, look at it through the model, drop what it rejects
+	 * (bad links, second listings), until nothing more drops: each round
+	 * drops at least one entry, so this ends. */
+	for (int round = 0; r == 0; round++) {
+		r = write_whence(&im);
+		if (r < 0)
+			break;
+		if (have_t)
+			fw_tree_free(&t);
+		have_t = false;
+		r = load_stage(&im, &t);
+		if (r < 0)
+			break;
+		have_t = true;
+		r = prune(&im, &t);
+		if (r <= 0)
+			break;
+		r = 0;
+	}
+	if (r < 0)
+		goto fail;
+	/* Copy what the model ships, and the sources. */
+	jobs = calloc(t.nblobs + im.w.nentries + 1, sizeof(*jobs));
+	if (!jobs) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < t.nblobs; i++) {
+		const struct fw_blob *b = &t.blobs[i];
+
+		if (b->duplicate)
+			continue;
+		rep->files++;
+		rep->cat[b->cat]++;
+		if (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE)
+			continue;
+		jobs[njobs].name = b->e->name;
+		jobs[njobs].is_blob = true;
+		jobs[njobs].cat = b->cat;
+		njobs++;
+	}
+	rep->links = (unsigned)t.nlinks;
+	fwfd = openat(im.stagefd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fwfd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	{
+		struct pool p = { .jobs = jobs, .n = njobs, .srcfd = im.srcfd, .fwfd = fwfd,
+				  .link = o->link };
+		pthread_t th[2];
+		int started = 0;
+
+		/* Directories first, so the workers never race to make one. */
+		for (size_t i = 0; i < njobs; i++) {
+			const char *leaf;
+			int pfd = fw_open_parent(fwfd, jobs[i].name, 1, &leaf);
+
+			if (pfd >= 0 && pfd != fwfd)
+				close(pfd);
+		}
+		atomic_init(&p.next, 0);
+		for (int k = 0; k < 2; k++)
+			if (pthread_create(&th[k], NULL, worker, &p) == 0)
+				started++;
+		if (!started)
+			worker(&p);
+		for (int k = 0; k < started; k++)
+			pthread_join(th[k], NULL);
+	}
+	for (size_t i = 0; i < njobs; i++) {
+		if (jobs[i].err) {
+			r = jobs[i].err;
+			fw_diag_add(d, o->src, 0, "%s: cannot copy: %s", fw_esc(jobs[i].name),
+				    strerror(-r));
+			goto fail;
+		}
+		rep->copied++;
+		rep->linked += jobs[i].linked;
+		rep->bytes += jobs[i].size;
+	}
+	for (size_t i = 0; i < im.w.nentries; i++) {
+		const struct fw_whence_entry *e = &im.w.entries[i];
+		int from, pfd, to;
+		const char *leaf;
+		struct stat st;
+
+		if (e->kind != FW_E_SOURCE || !im.named[i])
+			continue;
+		if (fstatat(fwfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+			continue; /* named twice, or a blob too */
+		from = fw_open_resolve(im.srcfd, e->name, O_RDONLY | O_NONBLOCK);
+		if (from < 0 || fstat(from, &st) < 0) {
+			r = from < 0 ? from : -errno;
+			goto fail;
+		}
+		rep->sources++;
+		pfd = fw_open_parent(fwfd, e->name, 1, &leaf);
+		if (pfd < 0) {
+			close(from);
+			r = pfd;
+			goto fail;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			/* It may exist already: blobs can live in it (cis/). */
+			r = fw_mkdirat(pfd, leaf, 0755);
+			if (r == -EEXIST)
+				r = 0;
+			to = r == 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+			if (to >= 0) {
+				r = copy_dir(from, to, e->name, &im, &t);
+				close(to);
+			}
+			close(from);
+		} else {
+			struct pool p = { .srcfd = im.srcfd, .fwfd = fwfd };
+			struct job sj = { .name = e->name };
+
+			close(from);
+			r = copy_one(&p, &sj);
+		}
+		if (pfd != fwfd)
+			close(pfd);
+		if (r < 0) {
+			fw_diag_add(d, o->src, 0, "Source: %s: cannot copy: %s", fw_esc(e->name),
+				    strerror(-r));
+			goto fail;
+		}
+	}
+	/* Checksums from the digests taken while copying, and the split. */
+	{
+		struct fw_sum *v = calloc(njobs + 1, sizeof(*v));
+		char *sb;
+		size_t sl;
+
+		if (!v) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < njobs; i++) {
+			v[i].name = (char *)jobs[i].name;
+			memcpy(v[i].sha256, jobs[i].sha256, FW_SHA256_LEN);
+			v[i].size = jobs[i].size;
+		}
+		if (njobs > 1)
+			qsort(v, njobs, sizeof(*v), cmp_sum);
+		r = fw_sums_format(v, njobs, &sb, &sl);
+		free(v);
+		if (r == 0) {
+			r = fw_write_atomic(im.stagefd, FW_TREE_SUMS, sb, sl, 0644);
+			free(sb);
+		}
+	}
+	if (r == 0)
+		r = write_split(&im, jobs, njobs);
+	if (r < 0)
+		goto fail;
+	if (njobs > 1)
+		qsort(jobs, njobs, sizeof(*jobs), cmp_sum_job);
+	/* The built tree must pass its own check (the model; the files were
+	 * hashed as they were copied). */
+	{
+		struct fw_tree fin;
+		size_t before = d->n;
+
+		r = load_stage(&im, &fin);
+		if (r < 0)
+			goto fail;
+		fw_tree_check_model(&fin, d);
+		if (d->n != before) {
+			fw_tree_free(&fin);
+			r = -EPROTO;
+			goto fail;
+		}
+		if (have_old)
+			r = diff_trees(&im, &old, &fin, jobs, njobs);
+		fw_tree_free(&fin);
+		if (r < 0)
+			goto fail;
+	}
+	/* Into place: swap with the old tree, or take the free name. */
+	unlinkat(im.stagefd, FW_STAGE_MARK, 0);
+	if (fsync(im.stagefd) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_EXCHANGE) == 0) {
+		/* The old tree now has the stage's name: mark it as ours
+		 * first, so that a kill during its removal leaves something
+		 * the next import recognises and removes. */
+		int ofd = openat(im.parentfd, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (ofd >= 0) {
+			int mfd = openat(ofd, FW_STAGE_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+			if (mfd >= 0)
+				close(mfd);
+			close(ofd);
+		}
+		fw_rm_rf_at(im.parentfd, im.stage);
+	} else if (errno == ENOENT) {
+		if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_NOREPLACE) < 0) {
+			r = -errno;
+			goto fail;
+		}
+	} else {
+		r = -errno;
+		goto fail;
+	}
+	fsync(im.parentfd);
+	rep->written = true;
+	r = 0;
+	goto out;
+fail:
+	if (im.parentfd >= 0 && im.stage[0])
+		fw_rm_rf_at(im.parentfd, im.stage);
+out:
+	if (fwfd >= 0)
+		close(fwfd);
+	if (have_t)
+		fw_tree_free(&t);
+	if (have_old)
+		fw_tree_free(&old);
+	free(jobs);
+	free(into);
+	for (size_t i = 0; im.licfds && i < o->nlicence_dirs; i++)
+		if (im.licfds[i] >= 0)
+			close(im.licfds[i]);
+	free(im.licfds);
+	if (im.srcfd >= 0)
+		close(im.srcfd);
+	if (im.rootfd >= 0)
+		close(im.rootfd);
+	dep5_free(&im.dep5);
+	if (im.stagefd >= 0)
+		close(im.stagefd);
+	if (im.parentfd >= 0)
+		close(im.parentfd);
+	for (size_t i = 0; im.replace && i <= im.nlines + 1; i++) {
+		free(im.replace[i]);
+		free(im.after[i]);
+	}
+	free(im.replace);
+	free(im.after);
+	free(im.lines);
+	free(im.lens);
+	free(im.named);
+	free(im.orig);
+	for (size_t g = 0; im.groups && g < im.w.nlicences; g++) {
+		free(im.groups[g].expr);
+		free(im.groups[g].wording);
+		free(im.groups[g].named);
+		free(im.groups[g].named_text);
+	}
+	free(im.groups);
+	for (size_t i = 0; i < im.nids; i++) {
+		free(im.ids[i].id);
+		free(im.ids[i].text);
+	}
+	free(im.ids);
+	free(im.wbuf);
+	fw_whence_free(&im.w);
+	fw_licmap_free(&im.map);
+	return r;
+}

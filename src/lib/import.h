@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist import: an upstream linux-firmware tree into this layout (a tree writer, like manifest). */
+#ifndef FWDIST_IMPORT_H
+#define FWDIST_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "policy.h"
+
+#define FW_LICMAP_HEADER "# fwdist licence map 1"
+#define FW_TREE_LICMAP "manifests/licence-map"
+/* The licence of what import refuses (unknown licence, text not found):
+ * undistributable, its text written by import itself. */
+#define FW_IMPORT_REFUSED "LicenseRef-fwdist-refused"
+
+/* One line of manifests/licence-map: KEY<TAB>EXPRESSION<TAB>CATEGORY<TAB>REASON.
+ * KEY is "file:NAME" (an upstream licence file), "text:WORDING" (an inline
+ * licence: the whole text from the Licence: line to the next keyword line
+ * or separator, whitespace-normalised), "sha256:DIGEST" (the SHA-256 of
+ * such a wording, for long ones) or "id:ID" (an SPDX id or LicenseRef-*
+ * that upstream's SPDX identifier lines name; its expression is ID). */
+struct fw_licmap_entry {
+	char *key;
+	char *expr;
+	enum fw_category cat;
+	char *reason;
+	unsigned line;
+};
+
+struct fw_licmap {
+	char *path;
+	struct fw_licmap_entry *v; /* sorted by key (the file is kept sorted) */
+	size_t n, cap;
+};
+
+/* Strict: header, four tab-separated fields, known key kind, a category of
+ * the policy, an expression that parses, sorted and unique keys. Errors go
+ * to d as path:line. 0 or -ENOMEM. */
+int fw_licmap_parse(struct fw_licmap *m, const char *path, const char *buf, size_t len,
+		    struct fw_diag *d);
+void fw_licmap_free(struct fw_licmap *m);
+const struct fw_licmap_entry *fw_licmap_find(const struct fw_licmap *m, const char *key);
+/* Collapse every run of blanks (space, tab, CR, LF) to one space and trim:
+ * the key form of an inline licence's wording. New string or NULL. */
+char *fw_licmap_normalise(const char *s, size_t n);
+
+struct fw_strv {
+	char **v;
+	size_t n, cap;
+};
+void fw_strv_free(struct fw_strv *s);
+
+struct fw_import_opts {
+	const char *src;           /* the upstream tree */
+	const char *into;          /* the tree to write (replaced as a whole) */
+	const char *map_path;      /* manifests/licence-map to classify with */
+	const char *const *licence_dirs;
+	size_t nlicence_dirs;
+	bool allow_missing;        /* import what is there, list the rest */
+	bool link;                 /* hard-link blobs where possible */
+	bool no_whence;            /* SRC is an installed tree: every file a File: */
+	bool debian_copyright;     /* licences from SRC's usr/share/doc/<pkg>/copyright */
+};
+
+/* What an import found and did; every list is of printable lines. */
+struct fw_import_report {
+	struct fw_strv missing;    /* "WHENCE:LINE: File: NAME" listed, absent */
+	struct fw_strv unlisted;   /* on disk, in no WHENCE entry */
+	struct fw_strv unknown;    /* licences the map does not know */
+	struct fw_strv no_text;    /* licence ids whose text was not found */
+	struct fw_strv dropped;    /* entries not imported, and why */
+	struct fw_strv notes;      /* other facts (CRLF converted, empty blobs shipped) */
+	struct fw_strv changes;    /* against the tree that was at DIR */
+	struct fw_strv packages;   /* --debian-copyright: the packages found */
+	unsigned blocks, files, links, sources, copied, linked, empty;
+	unsigned cat[FW_CAT_UNKNOWN + 1]; /* blobs per effective category */
+	uint64_t bytes;
+	bool had_old;              /* DIR held a tree: changes is meaningful */
+	bool written;
+};
+void fw_import_report_free(struct fw_import_report *r);
+
+/* Import o->src into o->into. The tree is built under a temporary name
+ * beside DIR, checked, and renamed into place: a failure or an interrupt
+ * leaves DIR as it was. Nothing in SRC is followed out of SRC, nothing is
+ * written outside the temporary tree and DIR. Returns 0 when written;
+ * -EAGAIN when files are missing without allow_missing (nothing written,
+ * rep->missing lists them); -EINVAL for WHENCE or map errors (in d, nothing
+ * written); -EPROTO when the built tree failed its own check (in d); else
+ * -errno with d saying where. */
+int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d);
+
+#endif
