@@ -36,7 +36,9 @@ static void help(void)
 	       "                     holding lib/firmware): every file a File:, every\n"
 	       "                     symlink a Link:\n"
 	       "  --debian-copyright with --no-whence: licences from the DEP-5 files\n"
-	       "                     usr/share/doc/<package>/copyright found in SRC\n"
+	       "                     usr/share/doc/<package>/copyright found in SRC, and\n"
+	       "                     each package (usr/share/metainfo/<package>.metainfo.xml)\n"
+	       "                     a package of the split\n"
 	       "\n"
 	       "Exit 0 when DIR was written and every licence classified, 1 when something\n"
 	       "was refused, missing or failed, 2 for a usage error.\n");

@@ -1588,6 +1588,234 @@ static int load_stage(struct imp *im, struct fw_tree *t)
 	return r;
 }
 
+/* ---- --debian-copyright: which binary package ships each file ---- */
+
+/* Debian's firmware packages list every file they ship in their AppStream
+ * metainfo (usr/share/metainfo/PACKAGE.metainfo.xml, one <firmware
+ * type="runtime">NAME</firmware> each): in an unpacked root that is the one
+ * record of which package a file came from. */
+struct owner {
+	char *name;
+	const char *pkg; /* into owners.pkgs */
+};
+
+struct owners {
+	struct owner *v;
+	size_t n, cap;
+	struct fw_strv pkgs;
+};
+
+static int cmp_owner(const void *a, const void *b)
+{
+	return strcmp(((const struct owner *)a)->name, ((const struct owner *)b)->name);
+}
+
+/* The text of an XML element, its five predefined entities decoded. */
+static char *xml_text(const char *s, size_t n)
+{
+	static const struct { const char *ent; char c; } ents[] = {
+		{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' }, { "&apos;", '\'' },
+	};
+	char *out = malloc(n + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t k = 0;
+
+		if (s[i] == '&')
+			for (; k < FW_ARRAY_SIZE(ents); k++)
+				if (n - i >= strlen(ents[k].ent) && !memcmp(s + i, ents[k].ent, strlen(ents[k].ent)))
+					break;
+		if (s[i] == '&' && k < FW_ARRAY_SIZE(ents)) {
+			*o++ = ents[k].c;
+			i += strlen(ents[k].ent);
+		} else {
+			*o++ = s[i++];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static int owners_load(struct owners *ow, int rootfd)
+{
+	static const char open_tag[] = "<firmware type=\"runtime\">", close_tag[] = "</firmware>";
+	int mfd = fw_open_beneath(rootfd, "usr/share/metainfo", O_RDONLY | O_DIRECTORY, 0);
+	char **names;
+	size_t nn;
+	int r;
+
+	if (mfd < 0)
+		return mfd == -ENOENT ? 0 : mfd;
+	r = fw_read_dir_sorted(mfd, &names, &nn);
+	for (size_t i = 0; r == 0 && i < nn; i++) {
+		size_t len, sl = strlen(".metainfo.xml"), nl = strlen(names[i]);
+		char *buf = NULL, *pkg;
+		const char *p, *e;
+
+		if (nl <= sl || strcmp(names[i] + nl - sl, ".metainfo.xml") != 0 ||
+		    fw_read_text(mfd, names[i], &buf, &len) < 0)
+			continue;
+		pkg = fw_strndup(names[i], nl - sl);
+		r = pkg ? strv_take(&ow->pkgs, pkg) : -ENOMEM;
+		for (p = buf; r == 0 && (p = strstr(p, open_tag)); p = e) {
+			p += strlen(open_tag);
+			e = strstr(p, close_tag);
+			if (!e)
+				break;
+			if (fw_grow(&ow->v, &ow->cap, ow->n, sizeof(*ow->v)) < 0 ||
+			    !(ow->v[ow->n].name = xml_text(p, (size_t)(e - p)))) {
+				r = -ENOMEM;
+				break;
+			}
+			ow->v[ow->n++].pkg = ow->pkgs.v[ow->pkgs.n - 1];
+		}
+		free(buf);
+	}
+	fw_free_strv(names, nn);
+	close(mfd);
+	if (r == 0 && ow->n > 1)
+		qsort(ow->v, ow->n, sizeof(*ow->v), cmp_owner);
+	return r;
+}
+
+static void owners_free(struct owners *ow)
+{
+	for (size_t i = 0; i < ow->n; i++)
+		free(ow->v[i].name);
+	free(ow->v);
+	fw_strv_free(&ow->pkgs);
+}
+
+static const char *owner_of(const struct owners *ow, const char *name)
+{
+	struct owner key = { .name = (char *)name };
+	const struct owner *o = ow->n ? bsearch(&key, ow->v, ow->n, sizeof(key), cmp_owner) : NULL;
+
+	return o ? o->pkg : NULL;
+}
+
+/* A split selector for a name or a directory: path: with the glob
+ * characters escaped and blanks as '?' (the split's fields are blank-separated). */
+static void put_path(char *buf, size_t *n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (c == ' ' || c == '\t') {
+			buf[(*n)++] = '?';
+			continue;
+		}
+		if (strchr("*?[\\", c))
+			buf[(*n)++] = '\\';
+		buf[(*n)++] = c;
+	}
+}
+
+static int cmp_job_index(const void *a, const void *b, void *arg)
+{
+	const struct job *jobs = arg;
+
+	return strcmp(jobs[*(const size_t *)a].name, jobs[*(const size_t *)b].name);
+}
+
+/* The package lines of a Debian root: each file goes to the package whose
+ * metainfo lists it (files none lists, to firmware-free or firmware-nonfree
+ * by category); a directory whose every blob goes to one package is one
+ * line (a glob of everything below it), else a line per file. Empty
+ * blobs have their own lines. */
+static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, char **bufp,
+			size_t *np, size_t *capp)
+{
+	struct owners ow = { 0 };
+	const char **pkg = calloc(njobs + 1, sizeof(*pkg));
+	bool *main_ok = NULL;
+	size_t *order = NULL;
+	int r = owners_load(&ow, im->rootfd >= 0 ? im->rootfd : im->srcfd);
+
+	if (!pkg)
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < njobs; i++) {
+		const struct job *j = &jobs[i];
+
+		if (!j->is_blob || j->err || (j->cat != FW_CAT_FREE && j->cat != FW_CAT_NONFREE))
+			continue;
+		pkg[i] = owner_of(&ow, j->name);
+		if (!pkg[i])
+			pkg[i] = j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree";
+	}
+	/* A package with a non-free blob cannot be in main. */
+	main_ok = calloc(njobs + 1, sizeof(*main_ok));
+	if (r == 0 && !main_ok)
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < njobs; i++) {
+		bool all_free = pkg[i] != NULL;
+
+		for (size_t k = 0; all_free && k < njobs; k++)
+			if (pkg[k] && strcmp(pkg[k], pkg[i]) == 0 && jobs[k].cat != FW_CAT_FREE)
+				all_free = false;
+		main_ok[i] = all_free;
+	}
+	/* In name order, so that the files of a directory are together. */
+	order = malloc((njobs + 1) * sizeof(*order));
+	if (r == 0 && !order)
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < njobs; i++)
+		order[i] = i;
+	if (r == 0 && njobs > 1)
+		qsort_r(order, njobs, sizeof(*order), cmp_job_index, (void *)jobs);
+	for (size_t oi = 0; r == 0 && oi < njobs; oi++) {
+		size_t i = order[oi];
+		const char *name = jobs[i].name, *cut = NULL;
+		size_t need;
+
+		if (!pkg[i] || jobs[i].size == 0)
+			continue;
+		/* The widest directory above it that only this package's
+		 * blobs (or nothing packaged) fill. */
+		for (const char *sl = strchr(name, '/'); sl && !cut; sl = strchr(sl + 1, '/')) {
+			size_t dl = (size_t)(sl - name) + 1;
+			bool one = true;
+
+			for (size_t k = 0; k < njobs && one; k++)
+				if (pkg[k] && !strncmp(jobs[k].name, name, dl) && strcmp(pkg[k], pkg[i]))
+					one = false;
+			if (one)
+				cut = sl;
+		}
+		need = 3 * strlen(name) + 100;
+		while (*np + need > *capp) {
+			char *nb = realloc(*bufp, *capp * 2);
+
+			if (!nb) {
+				r = -ENOMEM;
+				break;
+			}
+			*bufp = nb;
+			*capp *= 2;
+		}
+		if (r < 0)
+			break;
+		*np += (size_t)sprintf(*bufp + *np, "%-19s %-19s path:", pkg[i],
+				       main_ok[i] ? "main" : "non-free-firmware");
+		put_path(*bufp, np, name, cut ? (size_t)(cut - name) + 1 : strlen(name));
+		if (cut)
+			(*bufp)[(*np)++] = '*';
+		(*bufp)[(*np)++] = '\n';
+		/* Skip the rest of that directory: one line takes it. */
+		if (cut)
+			while (oi + 1 < njobs &&
+			       !strncmp(jobs[order[oi + 1]].name, name, (size_t)(cut - name) + 1))
+				oi++;
+	}
+	free(order);
+	free(main_ok);
+	free(pkg);
+	owners_free(&ow);
+	return r;
+}
+
 static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 {
 	size_t cap = 4096, n;
@@ -1601,6 +1829,15 @@ static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 		if (jobs[i].is_blob && jobs[i].size > 0)
 			any[jobs[i].cat] = true;
 	n = (size_t)sprintf(buf, "%s\n", FW_SPLIT_HEADER);
+	if (im->o->debian_copyright) {
+		/* Each binary package found is a package of the split. */
+		r = debian_split(im, jobs, njobs, &buf, &n, &cap);
+		if (r < 0) {
+			free(buf);
+			return r;
+		}
+		any[FW_CAT_FREE] = any[FW_CAT_NONFREE] = false;
+	}
 	if (any[FW_CAT_FREE])
 		n += (size_t)sprintf(buf + n, "firmware-free       main                category:free\n");
 	if (any[FW_CAT_NONFREE])
