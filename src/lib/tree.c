@@ -630,12 +630,15 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 				 O_CLOEXEC);
 		t->fw_err = t->fwfd < 0 ? -errno : 0;
 		look_at_blobs(t);
-		/* Empty: its checksum line says zero bytes, or the file is. */
+		/* Empty: its checksum line says zero bytes, or, without one,
+		 * the file is. The manifest decides where it speaks: a blob
+		 * truncated since is a size mismatch to report (install
+		 * refuses it by name), not an empty blob quietly left out. */
 		for (size_t i = 0; i < t->nblobs; i++) {
 			struct fw_blob *b = &t->blobs[i];
 
-			b->empty = (b->sum && b->sum->size == 0) ||
-				   (b->presence == FW_PRESENT && b->fsize == 0);
+			b->empty = b->sum ? b->sum->size == 0 :
+					    b->presence == FW_PRESENT && b->fsize == 0;
 		}
 		r = assign_packages(t);
 	}
