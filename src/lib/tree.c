@@ -349,6 +349,10 @@ static int load_texts(struct fw_tree *t)
 			x->err = -errno;
 		else if (!S_ISREG(st.st_mode))
 			x->err = -EINVAL;
+		/* A text hard-linked from elsewhere changes when that file
+		 * does, behind the tree's back: texts are the tree's own. */
+		else if (st.st_nlink > 1)
+			x->err = -EMLINK;
 		else
 			x->err = fw_sha256_fd(fd, x->sha256, &x->size);
 		close(fd);
@@ -764,7 +768,9 @@ const char *fw_text_problem(const struct fw_text *x)
 	snprintf(buf, sizeof(buf), "licence text %s %s", fw_esc(x->path),
 		 x->err == -ENOENT ? "missing" :
 		 x->err == -ELOOP ? "is a symlink (licence texts are regular files)" :
-		 x->err == -EINVAL ? "is not a regular file" : strerror(-x->err));
+		 x->err == -EINVAL ? "is not a regular file" :
+		 x->err == -EMLINK ? "has other hard links (texts are the tree's own files; copy it)" :
+				     strerror(-x->err));
 	return buf;
 }
 
