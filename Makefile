@@ -40,7 +40,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
-	deps test-deps bootstrap check-kernel check-modules check-kernel-build
+	deps test-deps bootstrap check-kernel check-modules check-kernel-build deb check-debian
 
 all: tools firmware
 
@@ -108,10 +108,20 @@ deps:
 test-deps:
 	scripts/install-deps test
 
-# The README's first command: everything from a fresh Debian 12 clone.
+# The README's first command: everything from a fresh Debian 12 clone, up
+# to the Debian packages in out/.
 bootstrap: deps
 	$(MAKE) all
 	$(MAKE) check-tree
+	$(MAKE) deb
+
+# ---- Debian packages ----
+# dpkg-buildpackage -us -uc -b in a scratch copy of the tree: the tools
+# package and one firmware package per line of manifests/packages, into
+# out/. DEB_BUILD_OPTIONS=nocheck skips the tests, fwdist-compress=xz|zstd
+# stores the blobs compressed.
+deb:
+	scripts/build-deb
 
 # ---- tests ----
 unit: $(UNIT_BIN)
@@ -128,6 +138,11 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
 	@FWDIST=$(abspath $(FWDIST)) tests/images/run
+	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
+
+# The packaging alone: builds, lintian, AppStream, reproducibility, a vendor split.
+check-debian: tools firmware
+	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
@@ -166,4 +181,4 @@ install-tools: tools
 	install -D -m 0644 src/fwimage.5 "$(DESTDIR)$(MANDIR)/man5/fwimage.5"
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san out
