@@ -82,6 +82,9 @@ int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			nfiles += v[i]->pkg == (int)k;
 		fprintf(f, "\nPackage: %s\nSection: %s\nArchitecture: all\nMulti-Arch: foreign\n"
 			   "Depends: ${misc:Depends}\n"
+			   /* The tools package ships the initramfs-tools hook and
+			    * the dracut module that copy compressed firmware. */
+			   "Recommends: fwdist\n"
 			   "Description: Linux firmware of the fwdist split: %s\n"
 			   " The firmware files that the package split of this fwdist tree puts\n"
 			   " in this package, installed under /lib/firmware where the kernel's\n"
