@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fwdist debian: write debian/control, debian/copyright or a package's AppStream metainfo from the model. */
+/* fwdist debian: write debian/control, debian/copyright, a package's AppStream metainfo or debconf templates. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] debian control|copyright [-o FILE]\n"
-	       "       fwdist [-C DIR] debian metainfo --package P [-o FILE]\n"
+	       "       fwdist [-C DIR] debian metainfo|templates --package P [-o FILE]\n"
 	       "\n"
 	       "Write the generated parts of the Debian packaging from WHENCE, manifests/\n"
 	       "and LICENSES/, through the plan of an install:\n"
@@ -25,10 +26,13 @@ static void help(void)
 	       "  metainfo   AppStream metainfo of package P: component type firmware, one\n"
 	       "             <firmware type=\"runtime\"> per installed name, <modalias> entries\n"
 	       "             from manifests/modules when it exists\n"
+	       "  templates  debconf templates of package P when a licence of its blobs\n"
+	       "             demands acceptance (policy category non-free+accept), else\n"
+	       "             nothing: PKG/license/accepted and PKG/license/error\n"
 	       "`fwdist check` reports a committed debian/control or debian/copyright that is\n"
 	       "not what this command writes. A tree with findings gets nothing.\n"
 	       "\n"
-	       "  --package P        the package (metainfo)\n"
+	       "  --package P        the package (metainfo, templates)\n"
 	       "  -o, --output FILE  write FILE (atomically) instead of standard output\n");
 }
 
@@ -47,7 +51,7 @@ static int option(void *ctx, int c, const char *arg)
 }
 
 static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw_diag *d,
-		    char **buf, size_t *len)
+		    bool templates, char **buf, size_t *len)
 {
 	struct fw_modmap m = { 0 };
 	struct fw_plan p = { 0 };
@@ -65,7 +69,8 @@ static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw
 		if (!f)
 			r = -errno;
 		else {
-			r = fw_debian_metainfo(f, &p, pkg, &m, d);
+			r = templates ? fw_debian_templates(f, &p, pkg, d) :
+					fw_debian_metainfo(f, &p, pkg, &m, d);
 			if (fclose(f) != 0 && r == 0)
 				r = -ENOMEM;
 		}
@@ -86,6 +91,7 @@ int cmd_debian(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	const char *what;
+	bool per_pkg;
 	char *buf = NULL;
 	size_t len = 0;
 	int ret, r;
@@ -100,13 +106,14 @@ int cmd_debian(int argc, char **argv)
 	ret = fw_cli_parse(&cli, argc, argv, own, "o:", option, &o, help);
 	if (ret >= 0)
 		goto out;
-	if (strcmp(what, "control") && strcmp(what, "copyright") && strcmp(what, "metainfo")) {
-		ret = fw_usage("debian", "say control, copyright or metainfo");
+	per_pkg = strcmp(what, "metainfo") == 0 || strcmp(what, "templates") == 0;
+	if (strcmp(what, "control") && strcmp(what, "copyright") && !per_pkg) {
+		ret = fw_usage("debian", "say control, copyright, metainfo or templates");
 		goto out;
 	}
-	if ((strcmp(what, "metainfo") == 0) != (cli.npkgs == 1)) {
-		ret = fw_usage("debian", cli.npkgs ? "--package goes with metainfo, once" :
-						     "metainfo needs --package P");
+	if (per_pkg != (cli.npkgs == 1)) {
+		ret = fw_usage("debian", cli.npkgs ? "--package goes with metainfo or templates, once" :
+						     "%s needs --package P", what);
 		goto out;
 	}
 	if (o.output && !*o.output) {
@@ -117,8 +124,8 @@ int cmd_debian(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	if (strcmp(what, "metainfo") == 0)
-		r = metainfo(&cli, &t, &d, &buf, &len);
+	if (per_pkg)
+		r = metainfo(&cli, &t, &d, strcmp(what, "templates") == 0, &buf, &len);
 	else
 		r = fw_debian_generate(&t, strcmp(what, "control") == 0 ? FW_DEB_CONTROL : FW_DEB_COPYRIGHT,
 				       &buf, &len, &d);

@@ -53,6 +53,35 @@ static const struct fw_plan_entry **entries_of(const struct fw_plan *p, int pkg,
 	return v;
 }
 
+/* The licences of package pkg whose policy line demands acceptance
+ * (non-free+accept), as new strings, sorted. 0 or -ENOMEM. */
+static int accept_ids(const struct fw_plan *p, int pkg, char ***ids, size_t *n)
+{
+	const struct fw_tree *t = p->t;
+	size_t k = 0;
+	int r = fw_tree_licence_closure(t, &p->o.sel, pkg, ids, n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < *n; i++) {
+		const struct fw_policy_entry *e = fw_policy_find(&t->policy, (*ids)[i]);
+
+		if (e && e->accept)
+			(*ids)[k++] = (*ids)[i];
+		else
+			free((*ids)[i]);
+	}
+	*n = k;
+	return 0;
+}
+
+static void free_ids(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
 /* ---- control ---- */
 
 static const char *section_of(const char *component, char *buf, size_t len)
@@ -78,9 +107,17 @@ int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 		char sec[96];
 		size_t nfiles = 0, ndrivers = 0;
 
+		char **acc = NULL;
+		size_t nacc = 0;
+
 		for (size_t i = 0; i < n; i++)
 			nfiles += v[i]->pkg == (int)k;
+		r = accept_ids(p, (int)k, &acc, &nacc);
+		if (r < 0)
+			break;
+		free_ids(acc, nacc);
 		fprintf(f, "\nPackage: %s\nSection: %s\nArchitecture: all\nMulti-Arch: foreign\n"
+			   "%s"
 			   "Depends: ${misc:Depends}\n"
 			   /* The tools package ships the initramfs-tools hook and
 			    * the dracut module that copy compressed firmware. */
@@ -92,7 +129,9 @@ int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			   " fwdist's record of the install.\n .\n"
 			   " Split: %s line %u, component %s.\n"
 			   " %zu file%s, for these drivers:\n",
-			fp->name, section_of(fp->section, sec, sizeof(sec)), fp->name, t->split.path,
+			fp->name, section_of(fp->section, sec, sizeof(sec)),
+			/* Its preinst asks for the licence through debconf. */
+			nacc ? "Pre-Depends: debconf (>= 0.5) | debconf-2.0\n" : "", fp->name, t->split.path,
 			fp->line, fp->section, nfiles, nfiles == 1 ? "" : "s");
 		/* Each driver once, in the order of its first file's name. */
 		for (size_t i = 0; i < n; i++) {
@@ -119,6 +158,61 @@ int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			fputs("  (none)\n", f);
 	}
 	free(v);
+	return r;
+}
+
+static void dep5_text(FILE *f, const char *s);
+
+/* ---- licences to accept ---- */
+
+int fw_debian_templates(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d)
+{
+	const struct fw_tree *t = p->t;
+	const char *name = pkg_name(p, pkg);
+	char **acc = NULL;
+	size_t nacc = 0;
+	int r = accept_ids(p, pkg, &acc, &nacc);
+
+	if (r < 0 || !nacc)
+		goto out;
+	fprintf(f, "Template: %s/license/accepted\nType: boolean\nDefault: false\n"
+		   "Description: Do you accept the licence terms of %s?\n"
+		   " The firmware in %s may be installed only by those who accept\n"
+		   " the licence terms below. Installation is aborted otherwise.\n",
+		name, name, name);
+	for (size_t i = 0; i < nacc; i++) {
+		const struct fw_text *x = fw_tree_text(t, acc[i]);
+		char *buf = NULL;
+		size_t len;
+		int rr = x && !x->err ? fw_tree_read_text(t, x, &buf, &len) : -ENOENT;
+
+		if (rr == -ENOMEM) {
+			r = rr;
+			goto out;
+		}
+		if (rr == 0 && !fw_utf8_valid(buf))
+			rr = -EILSEQ;
+		if (rr < 0) {
+			fw_diag_add(d, x ? x->path : t->policy.path, 0, "%s: %s", acc[i],
+				    rr == -EILSEQ ? "not UTF-8 text: debconf cannot show it" :
+				    x && x->err ? fw_text_problem(x) : strerror(-rr));
+			free(buf);
+			r = -EINVAL;
+			continue;
+		}
+		fprintf(f, " .\n %s:\n .\n", acc[i]);
+		dep5_text(f, buf);
+		free(buf);
+	}
+	fprintf(f, "\nTemplate: %s/license/error\nType: error\n"
+		   "Description: Licence terms of %s not accepted\n"
+		   " The installation of %s is aborted because its licence terms\n"
+		   " were not accepted. To accept them for a non-interactive install,\n"
+		   " preseed this answer:\n .\n"
+		   "   %s %s/license/accepted boolean true\n",
+		name, name, name, name, name);
+out:
+	free_ids(acc, nacc);
 	return r;
 }
 

@@ -27,6 +27,13 @@ enum fw_debian_file {
  * from. p must be a plan of every package. 0 or -EINVAL (finding in d). */
 int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d);
 
+/* The debconf templates of package pkg when a licence of its blobs demands
+ * acceptance (policy "non-free+accept"): PKG/license/accepted (boolean,
+ * default false, the licence texts) and PKG/license/error; nothing for
+ * any other package. The control stanza of such a package Pre-Depends on
+ * debconf. 0, -EINVAL (finding in d), or -ENOMEM. */
+int fw_debian_templates(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d);
+
 /* DEP-5 Files stanzas, one per WHENCE licence group with a blob in p (its
  * blobs and their Source: files, below firmware/), then one License
  * paragraph per licence text of LICENSES/ (the text, indented; for a
