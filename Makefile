@@ -40,7 +40,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
-	deps test-deps bootstrap check-kernel check-modules check-kernel-build deb check-debian
+	deps test-deps bootstrap check-kernel check-modules check-kernel-build deb repo dist check-debian
 
 all: tools firmware
 
@@ -122,6 +122,18 @@ bootstrap: deps
 # stores the blobs compressed.
 deb:
 	scripts/build-deb
+
+# An APT repository of those packages in out/repo (suite SUITE, default
+# bookworm): pool/, dists/SUITE/{main,non-free-firmware}/binary-all/Packages(.xz),
+# Release, Contents-firmware.
+repo: deb
+	scripts/build-repo
+
+# Two source packages (.dsc + tarball) into out/dist: fwdist (tools, free
+# firmware with its sources; for main) and fwdist-nonfree (the non-free
+# blobs, built with the tools package).
+dist: tools firmware
+	FWDIST=$(abspath $(FWDIST)) scripts/build-dist
 
 # ---- tests ----
 unit: $(UNIT_BIN)
