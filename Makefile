@@ -46,7 +46,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
-	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build
+	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian
 
 all: tools firmware
 
@@ -144,10 +144,32 @@ deps:
 test-deps:
 	scripts/install-deps test
 
-# The README's first command: everything from a fresh Debian 12 clone.
+# The README's first command: everything from a fresh Debian 12 clone, up
+# to the Debian packages in out/.
 bootstrap: deps
 	$(MAKE) all
 	$(MAKE) check-tree
+	$(MAKE) deb
+
+# ---- Debian packages ----
+# dpkg-buildpackage -us -uc -b in a scratch copy of the tree: the tools
+# package and one firmware package per line of manifests/packages, into
+# out/. DEB_BUILD_OPTIONS=nocheck skips the tests, fwdist-compress=xz|zstd
+# stores the blobs compressed.
+deb:
+	scripts/build-deb
+
+# An APT repository of those packages in out/repo (suite SUITE, default
+# bookworm): pool/, dists/SUITE/{main,non-free-firmware}/binary-all/Packages(.xz),
+# Release, Contents-firmware.
+repo: deb
+	scripts/build-repo
+
+# Two source packages (.dsc + tarball) into out/dist: fwdist (tools, free
+# firmware with its sources; for main) and fwdist-nonfree (the non-free
+# blobs, built with the tools package).
+dist: tools firmware
+	FWDIST=$(abspath $(FWDIST)) scripts/build-dist
 
 # ---- tests ----
 unit: $(UNIT_BIN)
@@ -167,6 +189,11 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
 	@FWDIST=$(abspath $(FWDIST)) tests/images/run
 	@FWDIST=$(abspath $(FWDIST)) tests/import/run
+	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
+
+# The packaging alone: builds, lintian, AppStream, reproducibility, a vendor split.
+check-debian: tools firmware
+	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
@@ -203,6 +230,10 @@ install-tools: tools
 	install -D -m 0755 $(FWDIST) "$(DESTDIR)$(BINDIR)/fwdist"
 	install -D -m 0644 src/fwdist.1 "$(DESTDIR)$(MANDIR)/man1/fwdist.1"
 	install -D -m 0644 src/fwimage.5 "$(DESTDIR)$(MANDIR)/man5/fwimage.5"
+	install -D -m 0755 scripts/initramfs-tools/fwdist-firmware \
+		"$(DESTDIR)$(PREFIX)/share/initramfs-tools/hooks/fwdist-firmware"
+	install -D -m 0755 scripts/dracut/90fwdist-firmware/module-setup.sh \
+		"$(DESTDIR)$(PREFIX)/lib/dracut/modules.d/90fwdist-firmware/module-setup.sh"
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz out

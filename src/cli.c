@@ -3,10 +3,13 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "util.h"
@@ -255,4 +258,42 @@ int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where)
 	else
 		fw_err("%s: %s: %s", c->cmd, *where, fw_path_error(fd));
 	return fd;
+}
+
+/* The output file: a temporary beside it, renamed over it once complete,
+ * so a failed run leaves no half-written file and an old one stays. */
+int fw_cli_write_file(const char *path, const char *buf, size_t len)
+{
+	char *dcopy = strdup(path), *bcopy = strdup(path), tmp[320];
+	const char *leaf;
+	int dfd = -1, fd = -1, r;
+
+	if (!dcopy || !bcopy) {
+		r = -ENOMEM;
+		goto out;
+	}
+	leaf = basename(bcopy);
+	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		goto out;
+	}
+	fd = fw_tmp_create(dfd, leaf, tmp, sizeof(tmp));
+	if (fd < 0) {
+		r = fd;
+		goto out;
+	}
+	r = fw_write_all(fd, buf, len);
+	if (r == 0)
+		r = fw_tmp_commit(dfd, fd, tmp, leaf, 0644);
+	else
+		unlinkat(dfd, tmp, 0);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	free(dcopy);
+	free(bcopy);
+	return r;
 }

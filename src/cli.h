@@ -80,5 +80,8 @@ int fw_cli_prepare(struct fw_cli *c, struct fw_tree *t, struct fw_diag *d, const
  * except -ENOENT without create (the caller says what that means). Returns
  * an fd or -errno; *where is the path (a new string, may be NULL). */
 int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where);
+/* Write buf to path: a temporary beside it, fsynced and renamed over it
+ * (mode 0644), so a failed run leaves an old file as it was. 0 or -errno. */
+int fw_cli_write_file(const char *path, const char *buf, size_t len);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "debian.h"
 #include "fwdist.h"
 #include "json.h"
 
@@ -52,6 +53,12 @@ int cmd_check(int argc, char **argv)
 	r = fw_tree_check_files(&t, &d);
 	if (r < 0)
 		fw_diag_add(&d, t.root, 0, "check stopped: %s", strerror(-r));
+	/* The committed generated packaging must still be what the model gives. */
+	if (r == 0 && !d.n) {
+		r = fw_debian_check(&t, &d);
+		if (r < 0)
+			fw_diag_add(&d, t.root, 0, "check stopped: %s", strerror(-r));
+	}
 	for (size_t i = 0; i < t.nblobs; i++) {
 		nfree += t.blobs[i].cat == FW_CAT_FREE;
 		nnonfree += t.blobs[i].cat == FW_CAT_NONFREE;

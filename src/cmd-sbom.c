@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist sbom: a CycloneDX or SPDX bill of materials of what an install of the tree ships. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "fsutil.h"
 #include "fwdist.h"
 #include "plan.h"
 #include "sbom.h"
@@ -84,44 +80,6 @@ static int source_date(char *buf, size_t len, const char **out)
 	return EXIT_OK;
 }
 
-/* The output file: a temporary beside it, renamed over it once complete,
- * so a failed run leaves no half-written SBOM and an old one stays. */
-static int write_output(const char *path, const char *buf, size_t len)
-{
-	char *dcopy = strdup(path), *bcopy = strdup(path), tmp[320];
-	const char *leaf;
-	int dfd = -1, fd = -1, r;
-
-	if (!dcopy || !bcopy) {
-		r = -ENOMEM;
-		goto out;
-	}
-	leaf = basename(bcopy);
-	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		r = -errno;
-		goto out;
-	}
-	fd = fw_tmp_create(dfd, leaf, tmp, sizeof(tmp));
-	if (fd < 0) {
-		r = fd;
-		goto out;
-	}
-	r = fw_write_all(fd, buf, len);
-	if (r == 0)
-		r = fw_tmp_commit(dfd, fd, tmp, leaf, 0644);
-	else
-		unlinkat(dfd, tmp, 0);
-out:
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);
-	free(dcopy);
-	free(bcopy);
-	return r;
-}
-
 int cmd_sbom(int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -187,7 +145,7 @@ int cmd_sbom(int argc, char **argv)
 		ret = EXIT_OK;
 		goto out;
 	}
-	r = write_output(o.output, buf, len);
+	r = fw_cli_write_file(o.output, buf, len);
 	if (r < 0) {
 		fw_err("sbom: %s: %s", fw_esc(o.output), strerror(-r));
 		goto out;

@@ -30,6 +30,7 @@ static const struct {
 	{ "kconfig", cmd_kconfig, "serve a kernel build: CONFIG_EXTRA_FIRMWARE and its directory, or check a .config" },
 	{ "modules", cmd_modules, "the firmware kernel modules request, and where each is in the tree" },
 	{ "sbom", cmd_sbom, "CycloneDX or SPDX bill of materials of what an install ships" },
+	{ "debian", cmd_debian, "generate debian/control, debian/copyright and AppStream metainfo from the tree" },
 	{ "pack", cmd_pack, "build a sectioned firmware image (fwimage(5)), binary, ihex or HEX" },
 	{ "unpack", cmd_unpack, "write the sections of a fwimage back out, bit-exact" },
 	{ "info", cmd_info, "describe a firmware image: fwimage, Intel HEX, binary ihex, tg3" },

@@ -18,6 +18,7 @@ int cmd_licenses(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_sbom(int argc, char **argv);
+int cmd_debian(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
 int cmd_modules(int argc, char **argv);
 int cmd_kconfig(int argc, char **argv);

@@ -91,10 +91,23 @@ int fw_policy_parse(struct fw_policy *p, const char *path, const char *buf, size
 		}
 		memcpy(catbuf, cat, catlen);
 		catbuf[catlen] = '\0';
+		/* "non-free+accept": the user must accept the licence before
+		 * installing (packaging asks through debconf). A free licence
+		 * cannot demand that (DFSG), an undistributable one is never
+		 * installed. */
+		if (catlen > 7 && strcmp(catbuf + catlen - 7, "+accept") == 0) {
+			catbuf[catlen - 7] = '\0';
+			ent.accept = true;
+		}
 		if (fw_category_parse(catbuf, &ent.cat) < 0) {
 			fw_diag_add(d, path, it.line,
 				    "%s: unknown category '%s' (free, copyleft, non-free or undistributable)",
 				    ent.id, fw_esc(catbuf));
+			goto skip;
+		}
+		if (ent.accept && ent.cat != FW_CAT_NONFREE) {
+			fw_diag_add(d, path, it.line,
+				    "%s: only a non-free licence can demand acceptance (+accept)", ent.id);
 			goto skip;
 		}
 		if (p->n > 0 && strcmp(p->v[p->n - 1].id, ent.id) >= 0) {

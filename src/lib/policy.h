@@ -22,6 +22,7 @@ enum fw_category {
 struct fw_policy_entry {
 	char *id;       /* SPDX id or LicenseRef-*; its text is LICENSES/<id>.txt */
 	enum fw_category cat;
+	bool accept;    /* "non-free+accept": installing needs the user's acceptance */
 	char *reason;
 	unsigned line;
 };

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist debian: write debian/control, debian/copyright, a package's AppStream metainfo or debconf templates. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debian.h"
+#include "fwdist.h"
+#include "modmap.h"
+#include "util.h"
+
+static void help(void)
+{
+	printf("Usage: fwdist [-C DIR] debian control|copyright [-o FILE]\n"
+	       "       fwdist [-C DIR] debian metainfo|templates --package P [-o FILE]\n"
+	       "\n"
+	       "Write the generated parts of the Debian packaging from WHENCE, manifests/\n"
+	       "and LICENSES/, through the plan of an install:\n"
+	       "  control    debian/control.in, then one binary package stanza per package\n"
+	       "             of manifests/packages (Section kernel, or COMPONENT/kernel)\n"
+	       "  copyright  debian/copyright.in, then one DEP-5 Files stanza per WHENCE\n"
+	       "             licence group (its blobs and sources) and every licence text\n"
+	       "  metainfo   AppStream metainfo of package P: component type firmware, one\n"
+	       "             <firmware type=\"runtime\"> per installed name, <modalias> entries\n"
+	       "             from manifests/modules when it exists\n"
+	       "  templates  debconf templates of package P when a licence of its blobs\n"
+	       "             demands acceptance (policy category non-free+accept), else\n"
+	       "             nothing: PKG/license/accepted and PKG/license/error\n"
+	       "`fwdist check` reports a committed debian/control or debian/copyright that is\n"
+	       "not what this command writes. A tree with findings gets nothing.\n"
+	       "\n"
+	       "  --package P        the package (metainfo, templates)\n"
+	       "  -o, --output FILE  write FILE (atomically) instead of standard output\n");
+}
+
+struct opts {
+	const char *output;
+};
+
+static int option(void *ctx, int c, const char *arg)
+{
+	struct opts *o = ctx;
+
+	if (c != 'o')
+		return EXIT_USAGE;
+	o->output = arg;
+	return EXIT_OK;
+}
+
+static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw_diag *d,
+		    bool templates, char **buf, size_t *len)
+{
+	struct fw_modmap m = { 0 };
+	struct fw_plan p = { 0 };
+	FILE *f;
+	int pkg = fw_split_find(&t->split, cli->pkgs[0]);
+	int r = fw_debian_load_modmap(t, &m, d);
+
+	if (r == 0)
+		r = fw_plan_build(&p, t, &(struct fw_plan_opts){ .sel = cli->sel, .comp = FW_COMP_NONE,
+								  .no_licences = true }, d);
+	if (r == 0 && d->n)
+		r = -EINVAL;
+	if (r == 0) {
+		f = open_memstream(buf, len);
+		if (!f)
+			r = -errno;
+		else {
+			r = templates ? fw_debian_templates(f, &p, pkg, d) :
+					fw_debian_metainfo(f, &p, pkg, &m, d);
+			if (fclose(f) != 0 && r == 0)
+				r = -ENOMEM;
+		}
+	}
+	fw_plan_free(&p);
+	fw_modmap_free(&m);
+	return r;
+}
+
+int cmd_debian(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fw_cli cli = FW_CLI_INIT("debian", FW_CLI_PACKAGE);
+	struct opts o = { 0 };
+	struct fw_diag d = { 0 };
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	const char *what;
+	bool per_pkg;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret, r;
+
+	/* The file to write comes first, as git's subcommands of subcommands
+	 * do (options then follow it, operands never). */
+	what = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+	if (*what) {
+		argc--;
+		argv++;
+	}
+	ret = fw_cli_parse(&cli, argc, argv, own, "o:", option, &o, help);
+	if (ret >= 0)
+		goto out;
+	per_pkg = strcmp(what, "metainfo") == 0 || strcmp(what, "templates") == 0;
+	if (strcmp(what, "control") && strcmp(what, "copyright") && !per_pkg) {
+		ret = fw_usage("debian", "say control, copyright, metainfo or templates");
+		goto out;
+	}
+	if (per_pkg != (cli.npkgs == 1)) {
+		ret = fw_usage("debian", cli.npkgs ? "--package goes with metainfo or templates, once" :
+						     "%s needs --package P", what);
+		goto out;
+	}
+	if (o.output && !*o.output) {
+		ret = fw_usage("debian", "-o takes a file name");
+		goto out;
+	}
+	ret = fw_cli_prepare(&cli, &t, &d, "nothing written");
+	if (ret != EXIT_OK)
+		goto out;
+	ret = EXIT_FINDING;
+	if (per_pkg)
+		r = metainfo(&cli, &t, &d, strcmp(what, "templates") == 0, &buf, &len);
+	else
+		r = fw_debian_generate(&t, strcmp(what, "control") == 0 ? FW_DEB_CONTROL : FW_DEB_COPYRIGHT,
+				       &buf, &len, &d);
+	if (r == 0 && d.n)
+		r = -EINVAL;
+	if (r < 0) {
+		fw_print_diag(&d);
+		if (r == -ENOENT)
+			fw_err("debian: %s: the tree has no debian/%s.in", what, what);
+		else if (r != -EINVAL || !d.n)
+			fw_err("debian: %s", strerror(-r));
+		fw_err("debian: nothing written");
+		goto out;
+	}
+	if (!o.output) {
+		fwrite(buf, 1, len, stdout);
+		ret = EXIT_OK;
+		goto out;
+	}
+	r = fw_cli_write_file(o.output, buf, len);
+	if (r < 0) {
+		fw_err("debian: %s: %s", fw_esc(o.output), strerror(-r));
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	free(buf);
+	fw_cli_free(&cli);
+	fw_diag_free(&d);
+	fw_tree_free(&t);
+	return ret;
+}

@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Debian packaging generated from the plan and the model: control stanzas, DEP-5 copyright, AppStream metainfo. */
+#include "debian.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modmap.h"
+#include "util.h"
+
+#define CONTROL_IN "debian/control.in"
+#define COPYRIGHT_IN "debian/copyright.in"
+/* AppStream ids are reverse-DNS; the package name follows, '-' as '_'. */
+#define METAINFO_ID_PREFIX "org.fwdist."
+
+static const char *pkg_name(const struct fw_plan *p, int pkg)
+{
+	return p->t->split.pkgs[pkg].name;
+}
+
+/* A field value must be one line of valid UTF-8 without control
+ * characters: a name that is not cannot be written into a deb822 file. */
+static bool field_ok(const char *s)
+{
+	if (!fw_utf8_valid(s))
+		return false;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return false;
+	return true;
+}
+
+/* The plan's entries of one kind (FILE, or FILE and LINK to a blob) of
+ * package pkg (-1: all), in name order. */
+static const struct fw_plan_entry **entries_of(const struct fw_plan *p, int pkg, bool links,
+					       size_t *n)
+{
+	const struct fw_plan_entry **v = calloc(p->nnames + 1, sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < p->nnames; i++) {
+		const struct fw_plan_entry *e = &p->v[p->by_name[i]];
+
+		if (pkg >= 0 && e->pkg != pkg)
+			continue;
+		if (e->kind == FW_PLAN_FILE || (links && e->kind == FW_PLAN_LINK && e->blob))
+			v[(*n)++] = e;
+	}
+	return v;
+}
+
+/* The licences of package pkg whose policy line demands acceptance
+ * (non-free+accept), as new strings, sorted. 0 or -ENOMEM. */
+static int accept_ids(const struct fw_plan *p, int pkg, char ***ids, size_t *n)
+{
+	const struct fw_tree *t = p->t;
+	size_t k = 0;
+	int r = fw_tree_licence_closure(t, &p->o.sel, pkg, ids, n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < *n; i++) {
+		const struct fw_policy_entry *e = fw_policy_find(&t->policy, (*ids)[i]);
+
+		if (e && e->accept)
+			(*ids)[k++] = (*ids)[i];
+		else
+			free((*ids)[i]);
+	}
+	*n = k;
+	return 0;
+}
+
+static void free_ids(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+/* ---- control ---- */
+
+static const char *section_of(const char *component, char *buf, size_t len)
+{
+	if (strcmp(component, "main") == 0)
+		return "kernel";
+	snprintf(buf, len, "%s/kernel", component);
+	return buf;
+}
+
+int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
+{
+	const struct fw_tree *t = p->t;
+	const struct fw_plan_entry **v;
+	size_t n;
+	int r = 0;
+
+	v = entries_of(p, -1, false, &n);
+	if (!v)
+		return -ENOMEM;
+	for (size_t k = 0; k < t->split.npkgs; k++) {
+		const struct fw_package *fp = &t->split.pkgs[k];
+		char sec[96];
+		size_t nfiles = 0, ndrivers = 0;
+
+		char **acc = NULL;
+		size_t nacc = 0;
+
+		for (size_t i = 0; i < n; i++)
+			nfiles += v[i]->pkg == (int)k;
+		r = accept_ids(p, (int)k, &acc, &nacc);
+		if (r < 0)
+			break;
+		free_ids(acc, nacc);
+		fprintf(f, "\nPackage: %s\nSection: %s\nArchitecture: all\nMulti-Arch: foreign\n"
+			   "%s"
+			   "Depends: ${misc:Depends}\n"
+			   /* The tools package ships the initramfs-tools hook and
+			    * the dracut module that copy compressed firmware. */
+			   "Recommends: fwdist\n"
+			   "Description: Linux firmware of the fwdist split: %s\n"
+			   " The firmware files that the package split of this fwdist tree puts\n"
+			   " in this package, installed under /lib/firmware where the kernel's\n"
+			   " request_firmware() finds them, with their licence texts and\n"
+			   " fwdist's record of the install.\n .\n"
+			   " Split: %s line %u, component %s.\n"
+			   " %zu file%s, for these drivers:\n",
+			fp->name, section_of(fp->section, sec, sizeof(sec)),
+			/* Its preinst asks for the licence through debconf. */
+			nacc ? "Pre-Depends: debconf (>= 0.5) | debconf-2.0\n" : "", fp->name, t->split.path,
+			fp->line, fp->section, nfiles, nfiles == 1 ? "" : "s");
+		/* Each driver once, in the order of its first file's name. */
+		for (size_t i = 0; i < n; i++) {
+			const char *drv = v[i]->blob->driver;
+			bool seen = false;
+
+			if (v[i]->pkg != (int)k || !drv)
+				continue;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = v[j]->pkg == (int)k && v[j]->blob->driver &&
+				       strcmp(v[j]->blob->driver, drv) == 0;
+			if (seen)
+				continue;
+			if (!field_ok(drv)) {
+				fw_diag_add(d, t->whence.path, t->whence.blocks[v[i]->blob->e->block].line,
+					    "Driver: not one line of UTF-8 text; debian/control cannot carry it");
+				r = -EINVAL;
+				continue;
+			}
+			fprintf(f, "  * %s\n", drv);
+			ndrivers++;
+		}
+		if (!ndrivers)
+			fputs("  (none)\n", f);
+	}
+	free(v);
+	return r;
+}
+
+static void dep5_text(FILE *f, const char *s);
+
+/* ---- licences to accept ---- */
+
+int fw_debian_templates(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d)
+{
+	const struct fw_tree *t = p->t;
+	const char *name = pkg_name(p, pkg);
+	char **acc = NULL;
+	size_t nacc = 0;
+	int r = accept_ids(p, pkg, &acc, &nacc);
+
+	if (r < 0 || !nacc)
+		goto out;
+	fprintf(f, "Template: %s/license/accepted\nType: boolean\nDefault: false\n"
+		   "Description: Do you accept the licence terms of %s?\n"
+		   " The firmware in %s may be installed only by those who accept\n"
+		   " the licence terms below. Installation is aborted otherwise.\n",
+		name, name, name);
+	for (size_t i = 0; i < nacc; i++) {
+		const struct fw_text *x = fw_tree_text(t, acc[i]);
+		char *buf = NULL;
+		size_t len;
+		int rr = x && !x->err ? fw_tree_read_text(t, x, &buf, &len) : -ENOENT;
+
+		if (rr == -ENOMEM) {
+			r = rr;
+			goto out;
+		}
+		if (rr == 0 && !fw_utf8_valid(buf))
+			rr = -EILSEQ;
+		if (rr < 0) {
+			fw_diag_add(d, x ? x->path : t->policy.path, 0, "%s: %s", acc[i],
+				    rr == -EILSEQ ? "not UTF-8 text: debconf cannot show it" :
+				    x && x->err ? fw_text_problem(x) : strerror(-rr));
+			free(buf);
+			r = -EINVAL;
+			continue;
+		}
+		fprintf(f, " .\n %s:\n .\n", acc[i]);
+		dep5_text(f, buf);
+		free(buf);
+	}
+	fprintf(f, "\nTemplate: %s/license/error\nType: error\n"
+		   "Description: Licence terms of %s not accepted\n"
+		   " The installation of %s is aborted because its licence terms\n"
+		   " were not accepted. To accept them for a non-interactive install,\n"
+		   " preseed this answer:\n .\n"
+		   "   %s %s/license/accepted boolean true\n",
+		name, name, name, name, name);
+out:
+	free_ids(acc, nacc);
+	return r;
+}
+
+/* ---- copyright ---- */
+
+/* A DEP-5 Files pattern matching exactly this name: '*', '?' and '\'
+ * escaped, and a space (which separates patterns) as '?'. */
+static void dep5_pattern(FILE *f, const char *name)
+{
+	fputs(FW_TREE_FIRMWARE "/", f);
+	for (const char *c = name; *c; c++) {
+		if (*c == '*' || *c == '?' || *c == '\\')
+			fputc('\\', f);
+		fputc(*c == ' ' ? '?' : *c, f);
+	}
+}
+
+/* Text as a deb822 continuation: each line indented, empty lines " .". */
+static void dep5_text(FILE *f, const char *s)
+{
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		bool blank = true;
+
+		for (size_t i = 0; i < len; i++)
+			blank = blank && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r');
+		if (blank)
+			fputs(" .\n", f);
+		else
+			fprintf(f, " %.*s\n", (int)len, s);
+		s += len + (nl != NULL);
+	}
+}
+
+/* The file of /usr/share/common-licenses (base-files) holding the text of
+ * an SPDX id, or NULL. */
+static const char *common_licence(const char *id)
+{
+	static const struct {
+		const char *prefix, *file;
+	} map[] = {
+		{ "GPL-1.0", "GPL-1" },     { "GPL-2.0", "GPL-2" },     { "GPL-3.0", "GPL-3" },
+		{ "LGPL-2.0", "LGPL-2" },   { "LGPL-2.1", "LGPL-2.1" }, { "LGPL-3.0", "LGPL-3" },
+		{ "GFDL-1.2", "GFDL-1.2" }, { "GFDL-1.3", "GFDL-1.3" }, { "Apache-2.0", "Apache-2.0" },
+		{ "MPL-1.1", "MPL-1.1" },   { "MPL-2.0", "MPL-2.0" },   { "CC0-1.0", "CC0-1.0" },
+		{ "Artistic-1.0", "Artistic" },
+	};
+	static const char *const suffix[] = { "", "-only", "-or-later", "+" };
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		size_t n = strlen(map[i].prefix);
+
+		if (strncmp(id, map[i].prefix, n) != 0)
+			continue;
+		for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++)
+			if (strcmp(id + n, suffix[k]) == 0)
+				return map[i].file;
+	}
+	return NULL;
+}
+
+int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
+{
+	const struct fw_tree *t = p->t;
+	const struct fw_whence *w = &t->whence;
+	const struct fw_plan_entry **v;
+	size_t n;
+	int r = 0;
+
+	v = entries_of(p, -1, false, &n);
+	if (!v)
+		return -ENOMEM;
+	for (size_t li = 0; li < w->nlicences; li++) {
+		const struct fw_whence_licence *l = &w->licences[li];
+		const struct fw_whence_block *b = &w->blocks[l->block];
+		bool any = false;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct fw_whence_entry *e = v[i]->blob->e;
+
+			if (e->licence != li + 1)
+				continue;
+			if (!field_ok(e->name)) {
+				fw_diag_add(d, w->path, e->line,
+					    "%s: not one line of UTF-8 text; debian/copyright cannot name it",
+					    fw_esc(e->name));
+				r = -EINVAL;
+				continue;
+			}
+			fputs(any ? "\n       " : "\nFiles: ", f);
+			dep5_pattern(f, v[i]->src);
+			any = true;
+		}
+		if (!any)
+			continue; /* nothing of this group is shipped */
+		/* The sources the group ships beside its blobs (free firmware). */
+		for (size_t i = 0; i < w->nentries; i++) {
+			const struct fw_whence_entry *e = &w->entries[i];
+
+			if (e->kind != FW_E_SOURCE || e->licence != li + 1)
+				continue;
+			if (!field_ok(e->name)) {
+				fw_diag_add(d, w->path, e->line,
+					    "%s: not one line of UTF-8 text; debian/copyright cannot name it",
+					    fw_esc(e->name));
+				r = -EINVAL;
+				continue;
+			}
+			fputs("\n       ", f);
+			dep5_pattern(f, e->name);
+		}
+		fprintf(f, "\nCopyright: not recorded in WHENCE; see the licence text\n"
+			   "License: %s\nComment: %s:%u", l->spdx ? l->spdx : "UNKNOWN", w->path,
+			l->spdx_line);
+		if (b->driver && field_ok(b->driver))
+			fprintf(f, ", Driver: %s", b->driver);
+		if (l->text && field_ok(l->text))
+			fprintf(f, "\n Licence: %s", l->text);
+		fputc('\n', f);
+	}
+	free(v);
+	/* Every licence text of LICENSES/, as the policy lists them (sorted). */
+	for (size_t i = 0; i < t->policy.n; i++) {
+		const struct fw_text *x = &t->texts[i];
+		const char *common;
+		char *buf = NULL;
+		size_t len;
+		int rr;
+
+		if (x->err) {
+			fw_diag_add(d, x->path, 0, "%s", fw_text_problem(x));
+			r = -EINVAL;
+			continue;
+		}
+		rr = fw_tree_read_text(t, x, &buf, &len);
+		if (rr == -ENOMEM)
+			return rr;
+		if (rr == 0 && !fw_utf8_valid(buf))
+			rr = -EILSEQ;
+		if (rr < 0) {
+			fw_diag_add(d, x->path, 0, "%s",
+				    rr == -ESTALE ? "changed since the tree was loaded" :
+				    rr == -EILSEQ ? "not UTF-8 text: debian/copyright cannot quote it" :
+				    strerror(-rr));
+			free(buf);
+			r = -EINVAL;
+			continue;
+		}
+		fprintf(f, "\nLicense: %s\n", x->pol->id);
+		common = common_licence(x->pol->id);
+		if (common)
+			/* Debian Policy 12.5: a licence in common-licenses is
+			 * referred to there, not copied (lintian errs otherwise). */
+			fprintf(f, " The full text is %s in the source package; on Debian\n"
+				   " systems it is /usr/share/common-licenses/%s.\n", x->path, common);
+		else
+			dep5_text(f, buf);
+		free(buf);
+	}
+	return r;
+}
+
+/* ---- metainfo ---- */
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, const struct fw_modmap *m,
+		       struct fw_diag *d)
+{
+	const struct fw_tree *t = p->t;
+	const struct fw_plan_entry **v;
+	const char **lic = NULL, **alias = NULL;
+	size_t n, nlic = 0, nalias = 0, cap = 0;
+	int r = 0;
+
+	v = entries_of(p, pkg, true, &n);
+	lic = calloc(n + 1, sizeof(*lic));
+	if (!v || !lic) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *spdx = v[i]->blob->lic ? v[i]->blob->lic->spdx : NULL;
+		bool seen = false;
+
+		if (!field_ok(v[i]->name)) {
+			fw_diag_add(d, t->whence.path, v[i]->link ? v[i]->link->e->line : v[i]->blob->e->line,
+				    "%s: not one line of UTF-8 text; AppStream cannot name it",
+				    fw_esc(v[i]->name));
+			r = -EINVAL;
+		}
+		for (size_t k = 0; k < nlic && spdx && !seen; k++)
+			seen = strcmp(lic[k], spdx) == 0;
+		if (spdx && !seen)
+			lic[nlic++] = spdx;
+		/* Every alias the module map gives this name, collected. */
+		for (size_t k = 0; m && k < m->n; k++) {
+			if (strcmp(m->v[k].firmware, v[i]->name) != 0)
+				continue;
+			for (size_t a = 0; a < m->v[k].nalias; a++) {
+				if (nalias == cap) {
+					const char **nv;
+
+					cap = cap ? 2 * cap : 16;
+					nv = realloc(alias, cap * sizeof(*alias));
+					if (!nv) {
+						r = -ENOMEM;
+						goto out;
+					}
+					alias = nv;
+				}
+				alias[nalias++] = m->v[k].alias[a];
+			}
+		}
+	}
+	if (r < 0)
+		goto out;
+	qsort(lic, nlic, sizeof(*lic), cmp_str);
+	if (nalias)
+		qsort(alias, nalias, sizeof(*alias), cmp_str);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	      "<!-- Generated by fwdist debian metainfo from the tree's install plan. -->\n"
+	      "<component type=\"firmware\">\n  <id>" METAINFO_ID_PREFIX, f);
+	for (const char *c = pkg_name(p, pkg); *c; c++)
+		fputc(*c == '-' ? '_' : *c, f);
+	fputs("</id>\n  <metadata_license>CC0-1.0</metadata_license>\n", f);
+	if (nlic) {
+		fputs("  <project_license>", f);
+		for (size_t k = 0; k < nlic; k++) {
+			bool paren = nlic > 1 && strchr(lic[k], ' ');
+
+			fputs(k ? " AND " : "", f);
+			fputs(paren ? "(" : "", f);
+			xml_text(f, lic[k]);
+			fputs(paren ? ")" : "", f);
+		}
+		fputs("</project_license>\n", f);
+	}
+	fputs("  <name>", f);
+	xml_text(f, pkg_name(p, pkg));
+	fputs("</name>\n  <summary>Linux firmware of the fwdist split</summary>\n"
+	      "  <description>\n    <p>Firmware files for Linux drivers, installed under "
+	      "/lib/firmware where the kernel's request_firmware() finds them, with "
+	      "their licence texts; one package of the split of the fwdist firmware "
+	      "tree.</p>\n  </description>\n", f);
+	if (n) {
+		fputs("  <provides>\n", f);
+		for (size_t i = 0; i < nalias; i++) {
+			if (i && strcmp(alias[i], alias[i - 1]) == 0)
+				continue;
+			fputs("    <modalias>", f);
+			xml_text(f, alias[i]);
+			fputs("</modalias>\n", f);
+		}
+		for (size_t i = 0; i < n; i++) {
+			fputs("    <firmware type=\"runtime\">", f);
+			xml_text(f, v[i]->name);
+			fputs("</firmware>\n", f);
+		}
+		fputs("  </provides>\n", f);
+	}
+	fputs("</component>\n", f);
+out:
+	free(v);
+	free(lic);
+	free(alias);
+	return r;
+}
+
+int fw_debian_load_modmap(const struct fw_tree *t, struct fw_modmap *m, struct fw_diag *d)
+{
+	char *buf = NULL;
+	size_t len;
+	size_t before = d ? d->n : 0;
+	int r = fw_read_text(t->rootfd, FW_TREE_MODMAP, &buf, &len);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = fw_modmap_parse(m, FW_TREE_MODMAP, buf, len, d);
+	free(buf);
+	if (r == 0 && d && d->n > before)
+		r = -EINVAL;
+	return r;
+}
+
+/* ---- the committed files ---- */
+
+int fw_debian_generate(const struct fw_tree *t, enum fw_debian_file which, char **buf,
+		       size_t *len, struct fw_diag *d)
+{
+	const char *in = which == FW_DEB_CONTROL ? CONTROL_IN : COPYRIGHT_IN;
+	struct fw_plan p = { 0 };
+	char *head = NULL;
+	size_t hlen;
+	FILE *f = NULL;
+	int r;
+
+	*buf = NULL;
+	r = fw_read_text(t->rootfd, in, &head, &hlen);
+	if (r < 0)
+		return r;
+	r = fw_plan_build(&p, t, &(struct fw_plan_opts){ .comp = FW_COMP_NONE, .no_licences = true },
+			  d);
+	if (r < 0) {
+		free(head);
+		return r;
+	}
+	f = open_memstream(buf, len);
+	if (!f) {
+		r = -errno;
+		goto out;
+	}
+	/* The head is the hand-kept part; the generated part follows it. */
+	fwrite(head, 1, hlen, f);
+	r = which == FW_DEB_CONTROL ? fw_debian_control(f, &p, d) : fw_debian_copyright(f, &p, d);
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(*buf);
+		*buf = NULL;
+	}
+out:
+	fw_plan_free(&p);
+	free(head);
+	return r;
+}
+
+int fw_debian_check(const struct fw_tree *t, struct fw_diag *d)
+{
+	static const struct {
+		enum fw_debian_file which;
+		const char *path, *cmd;
+	} files[] = {
+		{ FW_DEB_CONTROL, FW_DEBIAN_CONTROL, "control" },
+		{ FW_DEB_COPYRIGHT, FW_DEBIAN_COPYRIGHT, "copyright" },
+	};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *want = NULL, *have = NULL;
+		size_t wlen, hlen;
+		int r = fw_debian_generate(t, files[i].which, &want, &wlen, d);
+
+		if (r == -ENOENT)
+			continue; /* not packaged with fwdist's generators */
+		if (r == -EINVAL)
+			continue; /* the finding is in d */
+		if (r < 0)
+			return r;
+		r = fw_read_text(t->rootfd, files[i].path, &have, &hlen);
+		if (r == -ENOMEM) {
+			free(want);
+			return r;
+		}
+		if (r < 0)
+			fw_diag_add(d, files[i].path, 0, "cannot read: %s; run `fwdist debian %s -o %s`",
+				    strerror(-r), files[i].cmd, files[i].path);
+		else if (hlen != wlen || memcmp(have, want, wlen) != 0)
+			fw_diag_add(d, files[i].path, 0,
+				    "stale: not what WHENCE and manifests/ give; run `fwdist debian %s -o %s`",
+				    files[i].cmd, files[i].path);
+		free(want);
+		free(have);
+	}
+	return 0;
+}

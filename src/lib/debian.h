@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Debian packaging generated from the plan and the model: control stanzas, DEP-5 copyright, AppStream metainfo. */
+#ifndef FWDIST_DEBIAN_H
+#define FWDIST_DEBIAN_H
+
+#include <stdio.h>
+
+#include "diag.h"
+#include "plan.h"
+#include "tree.h"
+
+/* The committed generated files and their hand-kept heads: a tree packaged
+ * this way has debian/<file>.in (source stanza and the tools package for
+ * control; header and the project's own Files: stanzas for copyright), and
+ * debian/<file> is that head followed by what the model gives. */
+#define FW_DEBIAN_CONTROL "debian/control"
+#define FW_DEBIAN_COPYRIGHT "debian/copyright"
+
+enum fw_debian_file {
+	FW_DEB_CONTROL,
+	FW_DEB_COPYRIGHT,
+};
+
+/* One binary package stanza per package of the split, in split order:
+ * Section from its component (main: kernel, else COMPONENT/kernel),
+ * Architecture all, a description naming the drivers its plan entries come
+ * from. p must be a plan of every package. 0 or -EINVAL (finding in d). */
+int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d);
+
+/* The debconf templates of package pkg when a licence of its blobs demands
+ * acceptance (policy "non-free+accept"): PKG/license/accepted (boolean,
+ * default false, the licence texts) and PKG/license/error; nothing for
+ * any other package. The control stanza of such a package Pre-Depends on
+ * debconf. 0, -EINVAL (finding in d), or -ENOMEM. */
+int fw_debian_templates(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d);
+
+/* DEP-5 Files stanzas, one per WHENCE licence group with a blob in p (its
+ * blobs and their Source: files, below firmware/), then one License
+ * paragraph per licence text of LICENSES/ (the text, indented; for a
+ * licence Debian keeps in /usr/share/common-licenses, a reference there).
+ * 0, -EINVAL (finding in d: a name DEP-5 cannot carry), or -ENOMEM. */
+int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d);
+
+/* AppStream metainfo of package pkg: component type firmware, one
+ * <firmware type="runtime"> per request name p installs for it (files and
+ * links), and a <modalias> for each alias manifests/modules gives one of
+ * those names (m may be NULL). 0 or -EINVAL (finding in d), -ENOMEM. */
+struct fw_modmap;
+int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, const struct fw_modmap *m,
+		       struct fw_diag *d);
+
+/* Load manifests/modules of t if it exists (m stays empty otherwise).
+ * Findings go to d. 0, -EINVAL (a finding), or -errno. */
+int fw_debian_load_modmap(const struct fw_tree *t, struct fw_modmap *m, struct fw_diag *d);
+
+/* The whole committed file: debian/<file>.in of t's root, then the
+ * generated part. *buf is a new string. -ENOENT when the tree has no
+ * debian/<file>.in, -EINVAL (finding in d), or -errno. */
+int fw_debian_generate(const struct fw_tree *t, enum fw_debian_file which, char **buf,
+		       size_t *len, struct fw_diag *d);
+
+/* For fwdist check: each committed generated file of a tree that has its
+ * .in must be exactly what fw_debian_generate gives; a finding otherwise.
+ * 0 or -errno on a fatal error. */
+int fw_debian_check(const struct fw_tree *t, struct fw_diag *d);
+
+#endif
