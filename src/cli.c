@@ -297,3 +297,19 @@ out:
 	free(bcopy);
 	return r;
 }
+
+int fw_cli_emit(const char *cmd, const char *path, const char *buf, size_t len)
+{
+	int r;
+
+	if (!path) {
+		fwrite(buf, 1, len, stdout);
+		return EXIT_OK;
+	}
+	r = fw_cli_write_file(path, buf, len);
+	if (r < 0) {
+		fw_err("%s: %s: %s", cmd, fw_esc(path), strerror(-r));
+		return EXIT_FINDING;
+	}
+	return EXIT_OK;
+}

@@ -83,5 +83,9 @@ int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where);
 /* Write buf to path: a temporary beside it, fsynced and renamed over it
  * (mode 0644), so a failed run leaves an old file as it was. 0 or -errno. */
 int fw_cli_write_file(const char *path, const char *buf, size_t len);
+/* A command's output: to standard output without a path, else written to
+ * path with fw_cli_write_file. EXIT_OK, or EXIT_FINDING with the reason
+ * printed as "CMD: PATH: ...". */
+int fw_cli_emit(const char *cmd, const char *path, const char *buf, size_t len);
 
 #endif

@@ -140,17 +140,7 @@ int cmd_debian(int argc, char **argv)
 		fw_err("debian: nothing written");
 		goto out;
 	}
-	if (!o.output) {
-		fwrite(buf, 1, len, stdout);
-		ret = EXIT_OK;
-		goto out;
-	}
-	r = fw_cli_write_file(o.output, buf, len);
-	if (r < 0) {
-		fw_err("debian: %s: %s", fw_esc(o.output), strerror(-r));
-		goto out;
-	}
-	ret = EXIT_OK;
+	ret = fw_cli_emit("debian", o.output, buf, len);
 out:
 	free(buf);
 	fw_cli_free(&cli);

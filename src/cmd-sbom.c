@@ -140,17 +140,7 @@ int cmd_sbom(int argc, char **argv)
 			fw_err("sbom: no SBOM written");
 		goto out;
 	}
-	if (!o.output) {
-		fwrite(buf, 1, len, stdout);
-		ret = EXIT_OK;
-		goto out;
-	}
-	r = fw_cli_write_file(o.output, buf, len);
-	if (r < 0) {
-		fw_err("sbom: %s: %s", fw_esc(o.output), strerror(-r));
-		goto out;
-	}
-	ret = EXIT_OK;
+	ret = fw_cli_emit("sbom", o.output, buf, len);
 out:
 	free(buf);
 	if (have_plan)

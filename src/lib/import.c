@@ -359,6 +359,33 @@ static bool is_keyword_line(const char *s, size_t n)
 	return false;
 }
 
+/* Append [s, s + len) and a newline to the growable *buf (n used, *cap
+ * allocated), keeping it NUL-terminated. On failure *buf is freed (and
+ * NULL): -ENOMEM. */
+static int add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
+{
+	if (*cap < *n + len + 2) {
+		size_t nc = *cap ? *cap : 256;
+		char *nb;
+
+		while (nc < *n + len + 2)
+			nc *= 2;
+		nb = realloc(*buf, nc);
+		if (!nb) {
+			free(*buf);
+			*buf = NULL;
+			return -ENOMEM;
+		}
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *n, s, len);
+	*n += len;
+	(*buf)[(*n)++] = '\n';
+	(*buf)[*n] = '\0';
+	return 0;
+}
+
 static int split_lines(struct imp *im)
 {
 	size_t cap = 0;
@@ -551,19 +578,8 @@ static int classify(struct imp *im)
 				    (is_keyword_line(im->lines[ln], im->lens[ln]) ||
 				     is_sep_line(im->lines[ln], im->lens[ln])))
 					break;
-				while (cap < n + len + 2) {
-					char *na = realloc(all, n + len + 2);
-
-					if (!na) {
-						free(all);
-						return -ENOMEM;
-					}
-					all = na;
-					cap = n + len + 2;
-				}
-				memcpy(all + n, ls, len);
-				n += len;
-				all[n++] = '\n';
+				if (add_line(&all, &n, &cap, ls, len) < 0)
+					return -ENOMEM;
 				for (size_t j = 0; j < im->lens[ln]; j++)
 					if (im->lines[ln][j] != ' ' && im->lines[ln][j] != '\t') {
 						gr->para_end = ln;
@@ -846,20 +862,8 @@ static int find_texts(struct imp *im)
 					if (!len)
 						continue;
 				}
-				while (cap < n + len + 2) {
-					char *nt = realloc(t, n + len + 2);
-
-					if (!nt) {
-						free(t);
-						return -ENOMEM;
-					}
-					t = nt;
-					cap = n + len + 2;
-				}
-				memcpy(t + n, s, len);
-				n += len;
-				t[n++] = '\n';
-				t[n] = '\0';
+				if (add_line(&t, &n, &cap, s, len) < 0)
+					return -ENOMEM;
 			}
 			x->text = t;
 			x->len = n;
