@@ -669,6 +669,32 @@ out:
 	return r;
 }
 
+/* Run the decoder of c over st->fd with its two I/O buffers (one
+ * allocation, freed before returning). 0 or -errno. */
+static int run_decoder(struct dec_state *st, enum fw_compress c)
+{
+	int r;
+
+	st->in = malloc(2 * IO_BUF_SIZE);
+	if (!st->in)
+		return -ENOMEM;
+	st->out = st->in + IO_BUF_SIZE;
+	switch (c) {
+	case FW_COMP_NONE:
+		r = dec_none(st);
+		break;
+	case FW_COMP_XZ:
+		r = dec_xz(st);
+		break;
+	default:
+		r = dec_zstd(st);
+		break;
+	}
+	free(st->in);
+	st->in = st->out = NULL;
+	return r;
+}
+
 int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LEN],
 			 uint64_t *size, unsigned *flags)
 {
@@ -677,25 +703,10 @@ int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LE
 
 	if (c != FW_COMP_NONE && c != FW_COMP_XZ && c != FW_COMP_ZSTD)
 		return -EINVAL;
-	st.in = malloc(2 * IO_BUF_SIZE);
-	if (!st.in)
-		return -ENOMEM;
-	st.out = st.in + IO_BUF_SIZE;
 	r = fw_sha256_init(&st.h);
 	if (r < 0)
-		goto out_buf;
-
-	switch (c) {
-	case FW_COMP_NONE:
-		r = dec_none(&st);
-		break;
-	case FW_COMP_XZ:
-		r = dec_xz(&st);
-		break;
-	case FW_COMP_ZSTD:
-		r = dec_zstd(&st);
-		break;
-	}
+		return r;
+	r = run_decoder(&st, c);
 	if (r == 0)
 		r = fw_sha256_final(&st.h, digest);
 	if (r == 0) {
@@ -704,10 +715,7 @@ int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LE
 		if (flags)
 			*flags = st.flags;
 	}
-
 	fw_sha256_free(&st.h);
-out_buf:
-	free(st.in);
 	return r;
 }
 
@@ -720,22 +728,7 @@ int fw_decompress_buf(int fd, enum fw_compress c, size_t max, unsigned char **bu
 	*len = 0;
 	if (c != FW_COMP_NONE && c != FW_COMP_XZ && c != FW_COMP_ZSTD)
 		return -EINVAL;
-	st.in = malloc(2 * IO_BUF_SIZE);
-	if (!st.in)
-		return -ENOMEM;
-	st.out = st.in + IO_BUF_SIZE;
-	switch (c) {
-	case FW_COMP_NONE:
-		r = dec_none(&st);
-		break;
-	case FW_COMP_XZ:
-		r = dec_xz(&st);
-		break;
-	default:
-		r = dec_zstd(&st);
-		break;
-	}
-	free(st.in);
+	r = run_decoder(&st, c);
 	if (r < 0) {
 		free(st.keep);
 		return r;
