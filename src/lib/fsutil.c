@@ -503,8 +503,14 @@ int fw_rm_rf_at(int at, const char *name)
 		return -errno;
 	r = fw_read_dir_sorted(fd, &names, &n);
 	if (r == 0) {
+		/* The stage mark goes last ("." sorts it first): a removal
+		 * killed half-way leaves a directory still marked as ours,
+		 * which the next run recognises and finishes removing. */
 		for (size_t i = 0; r == 0 && i < n; i++)
-			r = fw_rm_rf_at(fd, names[i]);
+			if (strcmp(names[i], FW_STAGE_MARK) != 0)
+				r = fw_rm_rf_at(fd, names[i]);
+		if (r == 0 && unlinkat(fd, FW_STAGE_MARK, 0) < 0 && errno != ENOENT)
+			r = -errno;
 		fw_free_strv(names, n);
 	}
 	close(fd);
@@ -550,6 +556,17 @@ int fw_remove_and_prune(int dirfd, const char *name)
 	return r;
 }
 
+static bool dir_is_empty(int fd)
+{
+	char **names;
+	size_t n;
+
+	if (fw_read_dir_sorted(fd, &names, &n) < 0)
+		return false;
+	fw_free_strv(names, n);
+	return n == 0;
+}
+
 bool fw_is_stale_tmp(int dfd, const char *name)
 {
 	struct stat st;
@@ -565,6 +582,10 @@ bool fw_is_stale_tmp(int dfd, const char *name)
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	staged = fd >= 0 && fstatat(fd, FW_STAGE_MARK, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		 S_ISREG(st.st_mode);
+	/* An empty one is what a kill between fw_tmp_mkdir's mkdir and its
+	 * mark leaves; removing an empty directory loses nothing. */
+	if (fd >= 0 && !staged)
+		staged = dir_is_empty(fd);
 	if (fd >= 0)
 		close(fd);
 	return staged;

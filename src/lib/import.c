@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -2562,6 +2563,13 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 	if (im.parentfd < 0 || !*im.leaf || strcmp(im.leaf, ".") == 0 || strcmp(im.leaf, "..") == 0) {
 		r = im.parentfd < 0 ? -errno : -EINVAL;
 		fw_diag_add(d, o->into, 0, "cannot use as the destination: %s", strerror(-r));
+		goto out;
+	}
+	/* One import at a time beside DIR: a second one would take the
+	 * first one's stage for what a killed import left. */
+	if (flock(im.parentfd, LOCK_EX) < 0) {
+		r = -errno;
+		fw_diag_add(d, o->into, 0, "cannot lock the directory it is in: %s", strerror(-r));
 		goto out;
 	}
 	{
