@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fwdist manifest: regenerate manifests/checksums from the blobs WHENCE lists. */
+/* fwdist manifest: regenerate manifests/checksums from the blobs WHENCE lists,
+ * and manifests/licence-checksums from the licence texts. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,10 +20,12 @@ static void help(void)
 	printf("Usage: fwdist [-C DIR] manifest [--check]\n"
 	       "\n"
 	       "Hash every blob WHENCE lists (File: and RawFile:, not undistributable ones)\n"
-	       "and rewrite manifests/checksums, sorted by name in byte order, atomically.\n"
-	       "Refuses, writing nothing, when a blob is missing or WHENCE does not parse.\n"
+	       "and rewrite manifests/checksums, and every licence text manifests/licenses\n"
+	       "names and rewrite manifests/licence-checksums; each sorted by name in byte\n"
+	       "order and written atomically. Refuses, writing nothing, when a blob is\n"
+	       "missing or WHENCE does not parse.\n"
 	       "\n"
-	       "  --check   write nothing; exit 1 if the file is out of date\n");
+	       "  --check   write nothing; exit 1 if either file is out of date\n");
 }
 
 static int option(void *ctx, int c, const char *arg)
@@ -31,6 +34,38 @@ static int option(void *ctx, int c, const char *arg)
 	if (c != 'c')
 		return EXIT_USAGE;
 	*(bool *)ctx = true;
+	return EXIT_OK;
+}
+
+/* Write buf to path unless it holds it already; say which. */
+static int update(const struct fw_tree *t, const char *path, const char *buf, size_t len,
+		  bool check_only, const char *count)
+{
+	char *old = NULL;
+	size_t oldlen = 0;
+	int r = fw_read_text(t->rootfd, path, &old, &oldlen);
+	bool same = r == 0 && oldlen == len && memcmp(old, buf, len) == 0;
+
+	free(old);
+	if (same) {
+		printf("%s: up to date (%s)\n", path, count);
+		return EXIT_OK;
+	}
+	if (check_only) {
+		fw_err("%s: out of date (run fwdist manifest)", path);
+		return EXIT_FINDING;
+	}
+	r = fw_mkdirat(t->rootfd, "manifests", 0755);
+	if (r < 0 && r != -EEXIST) {
+		fw_err("manifests/: %s", strerror(-r));
+		return EXIT_FINDING;
+	}
+	r = fw_write_atomic(t->rootfd, path, buf, len, 0644);
+	if (r < 0) {
+		fw_err("%s: cannot write: %s", path, strerror(-r));
+		return EXIT_FINDING;
+	}
+	printf("%s: written (%s)\n", path, count);
 	return EXIT_OK;
 }
 
@@ -43,8 +78,8 @@ int cmd_manifest(int argc, char **argv)
 	struct fw_cli cli = FW_CLI_INIT("manifest", 0);
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
-	char *old = NULL, *buf = NULL;
-	size_t n = 0, oldlen = 0, len = 0;
+	char *buf = NULL, *tbuf = NULL, count[64];
+	size_t n = 0, nt = 0, len = 0, tlen = 0;
 	int r, ret = EXIT_FINDING;
 	bool check_only = false;
 
@@ -71,35 +106,20 @@ int cmd_manifest(int argc, char **argv)
 		       FW_TREE_SUMS);
 		goto out;
 	}
+	if (r == 0)
+		r = fw_manifest_texts(&t, &tbuf, &tlen, &nt);
 	if (r < 0) {
 		fw_err("out of memory");
 		goto out;
 	}
-	r = fw_read_text(t.rootfd, FW_TREE_SUMS, &old, &oldlen);
-	if (r == 0 && oldlen == len && memcmp(old, buf, len) == 0) {
-		printf("%s: up to date (%zu blobs)\n", FW_TREE_SUMS, n);
-		ret = EXIT_OK;
-		goto out;
-	}
-	if (check_only) {
-		fw_err("%s: out of date (run fwdist manifest)", FW_TREE_SUMS);
-		goto out;
-	}
-	r = fw_mkdirat(t.rootfd, "manifests", 0755);
-	if (r < 0 && r != -EEXIST) {
-		fw_err("manifests/: %s", strerror(-r));
-		goto out;
-	}
-	r = fw_write_atomic(t.rootfd, FW_TREE_SUMS, buf, len, 0644);
-	if (r < 0) {
-		fw_err("%s: cannot write: %s", FW_TREE_SUMS, strerror(-r));
-		goto out;
-	}
-	printf("%s: written (%zu blobs)\n", FW_TREE_SUMS, n);
-	ret = EXIT_OK;
+	snprintf(count, sizeof(count), "%zu blob%s", n, n == 1 ? "" : "s");
+	ret = update(&t, FW_TREE_SUMS, buf, len, check_only, count);
+	snprintf(count, sizeof(count), "%zu licence text%s", nt, nt == 1 ? "" : "s");
+	if (update(&t, FW_TREE_TEXT_SUMS, tbuf, tlen, check_only, count) != EXIT_OK)
+		ret = EXIT_FINDING;
 out:
-	free(old);
 	free(buf);
+	free(tbuf);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
 	return ret;

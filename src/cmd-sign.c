@@ -14,7 +14,7 @@ static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] sign --key KEY --cert CERT\n"
 	       "\n"
-	       "Write manifests/pins, the SHA-256 of WHENCE, the three manifests, every\n"
+	       "Write manifests/pins, the SHA-256 of WHENCE, the four manifests, every\n"
 	       "licence text and every blob (each hashed as it is now, and each blob\n"
 	       "matching manifests/checksums), and manifests/pins.p7s, a detached CMS\n"
 	       "signature over it (DER, SHA-256, the certificate included: the scheme of\n"

@@ -224,11 +224,22 @@ void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d)
 {
 	if (!t->have_sums)
 		fw_diag_add(d, FW_TREE_SUMS, 0, "missing (run fwdist manifest)");
+	if (!t->have_text_sums)
+		fw_diag_add(d, FW_TREE_TEXT_SUMS, 0, "missing (run fwdist manifest)");
 	if (!t->have_policy)
 		fw_diag_add(d, FW_TREE_POLICY, 0, "missing: every licence needs a policy line");
 	if (!t->have_split)
 		fw_diag_add(d, FW_TREE_SPLIT, 0, "missing: the package split is required");
 	check_names(t, d);
+	/* The texts were read and hashed with the model: a missing or
+	 * changed one refuses the tree before anything is written. */
+	for (size_t i = 0; i < t->policy.n; i++) {
+		const struct fw_text *x = &t->texts[i];
+		const char *why = fw_text_problem(x);
+
+		if (why)
+			fw_diag_add(d, t->policy.path, x->pol->line, "%s: %s", fw_esc(x->pol->id), why);
+	}
 	check_licences(t, d);
 	check_links(t, d);
 	check_split(t, d);
@@ -446,13 +457,6 @@ static int check_licence_texts(const struct fw_tree *t, struct fw_diag *d)
 		fw_diag_add(d, FW_TREE_LICENSES "/", 0, "cannot open: %s", strerror(errno));
 		return 0;
 	}
-	for (size_t i = 0; i < t->policy.n; i++) {
-		const struct fw_text *x = &t->texts[i];
-		const char *why = fw_text_problem(x);
-
-		if (why)
-			fw_diag_add(d, t->policy.path, x->pol->line, "%s: %s", fw_esc(x->pol->id), why);
-	}
 	r = fw_read_dir_sorted(dfd, &names, &n);
 	close(dfd);
 	if (r < 0)
@@ -476,6 +480,23 @@ static int check_licence_texts(const struct fw_tree *t, struct fw_diag *d)
 		free(names[i]);
 	free(names);
 	return 0;
+}
+
+/* The policy's text a checksum line of a licence text is for, or NULL. */
+static const struct fw_text *text_of_sum(const struct fw_tree *t, const struct fw_sum *s)
+{
+	const char *leaf = s->name;
+	size_t n = strlen(leaf);
+	const struct fw_text *x = NULL;
+	char *id;
+
+	if (n <= 4)
+		return NULL;
+	id = fw_strndup(leaf, n - 4);
+	if (id)
+		x = fw_tree_text(t, id);
+	free(id);
+	return x;
 }
 
 int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d)
@@ -527,6 +548,13 @@ int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d)
 		if (!x || x->blob < 0)
 			fw_diag_add(d, t->sums.path, s->line, "%s: no File: or RawFile: of that name in %s",
 				    fw_esc(s->name), wp);
+	}
+	for (size_t i = 0; i < t->text_sums.n; i++) {
+		const struct fw_sum *s = &t->text_sums.v[i];
+
+		if (!text_of_sum(t, s))
+			fw_diag_add(d, t->text_sums.path, s->line, "%s: no licence of that id in %s",
+				    fw_esc(s->name), FW_TREE_POLICY);
 	}
 	r = check_licence_texts(t, d);
 out:

@@ -17,6 +17,7 @@
 
 #include "digest.h"
 #include "fsutil.h"
+#include "manifest.h"
 #include "sums.h"
 #include "tree.h"
 #include "util.h"
@@ -2785,7 +2786,8 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 			goto fail;
 		}
 	}
-	/* Checksums from the digests taken while copying, and the split. */
+	/* Checksums from the digests taken while copying, those of the
+	 * licence texts written, and the split. */
 	{
 		struct fw_sum *v = calloc(njobs + 1, sizeof(*v));
 		char *sb;
@@ -2806,6 +2808,22 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		free(v);
 		if (r == 0) {
 			r = fw_write_atomic(im.stagefd, FW_TREE_SUMS, sb, sl, 0644);
+			free(sb);
+		}
+	}
+	if (r == 0) {
+		struct fw_sum *tv;
+		size_t ntv;
+		char *sb;
+		size_t sl;
+
+		r = fw_manifest_text_sums(im.stagefd, &tv, &ntv);
+		if (r == 0) {
+			r = fw_sums_format_texts(tv, ntv, &sb, &sl);
+			fw_manifest_text_sums_free(tv, ntv);
+		}
+		if (r == 0) {
+			r = fw_write_atomic(im.stagefd, FW_TREE_TEXT_SUMS, sb, sl, 0644);
 			free(sb);
 		}
 	}

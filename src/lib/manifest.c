@@ -62,6 +62,57 @@ static void hash_blobs(const struct fw_tree *t, struct fw_sum *v, size_t *nv, st
 	*nv = n;
 }
 
+int fw_manifest_text_sums(int rootfd, struct fw_sum **vp, size_t *np)
+{
+	int dfd = openat(rootfd, FW_TREE_LICENSES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct fw_sum *v = NULL;
+	char **names = NULL;
+	size_t n = 0, nn = 0;
+	int r;
+
+	*vp = NULL;
+	*np = 0;
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	r = fw_read_dir_sorted(dfd, &names, &nn);
+	if (r == 0 && !(v = calloc(nn + 1, sizeof(*v))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < nn; i++) {
+		size_t len = strlen(names[i]);
+		int fd;
+
+		if (len <= 4 || strcmp(names[i] + len - 4, ".txt") != 0)
+			continue;
+		fd = openat(dfd, names[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			break;
+		}
+		r = fw_sha256_fd(fd, v[n].sha256, &v[n].size);
+		close(fd);
+		if (r == 0 && !(v[n].name = strdup(names[i])))
+			r = -ENOMEM;
+		if (r == 0)
+			n++;
+	}
+	fw_free_strv(names, nn);
+	close(dfd);
+	if (r < 0) {
+		fw_manifest_text_sums_free(v, n);
+		return r;
+	}
+	*vp = v;
+	*np = n;
+	return 0;
+}
+
+void fw_manifest_text_sums_free(struct fw_sum *v, size_t n)
+{
+	for (size_t i = 0; i < n && v; i++)
+		free(v[i].name);
+	free(v);
+}
+
 int fw_manifest_sums(const struct fw_tree *t, char **buf, size_t *len, size_t *n,
 		     struct fw_diag *d)
 {
@@ -81,6 +132,42 @@ int fw_manifest_sums(const struct fw_tree *t, char **buf, size_t *len, size_t *n
 	if (*n > 1)
 		qsort(v, *n, sizeof(*v), cmp_sum);
 	r = fw_sums_format(v, *n, buf, len);
+	free(v);
+	return r;
+}
+
+int fw_manifest_texts(const struct fw_tree *t, char **buf, size_t *len, size_t *n)
+{
+	struct fw_sum *v = calloc(t->policy.n + 1, sizeof(*v));
+	int r = 0;
+
+	*buf = NULL;
+	*len = *n = 0;
+	if (!v)
+		return -ENOMEM;
+	/* The policy is sorted by id, so "<id>.txt" is too, except where an
+	 * id is a prefix of another: sort the names themselves. */
+	for (size_t i = 0; i < t->policy.n && r == 0; i++) {
+		const struct fw_text *x = &t->texts[i];
+
+		if (!fw_text_hashed(x))
+			continue;
+		v[*n].name = fw_asprintf("%s.txt", x->pol->id);
+		if (!v[*n].name) {
+			r = -ENOMEM;
+			break;
+		}
+		memcpy(v[*n].sha256, x->sha256, FW_SHA256_LEN);
+		v[*n].size = x->size;
+		(*n)++;
+	}
+	if (r == 0) {
+		if (*n > 1)
+			qsort(v, *n, sizeof(*v), cmp_sum);
+		r = fw_sums_format_texts(v, *n, buf, len);
+	}
+	for (size_t i = 0; i < *n; i++)
+		free(v[i].name);
 	free(v);
 	return r;
 }

@@ -47,8 +47,8 @@ static int hash_file(int rootfd, const char *path, uint8_t out[FW_SHA256_LEN], u
 
 int fw_pins_build(const struct fw_tree *t, char **bufp, size_t *lenp, struct fw_diag *d)
 {
-	static const char *const fixed[] = { FW_TREE_WHENCE, FW_TREE_SUMS, FW_TREE_POLICY,
-					     FW_TREE_SPLIT };
+	static const char *const fixed[] = { FW_TREE_WHENCE, FW_TREE_SUMS, FW_TREE_TEXT_SUMS,
+					     FW_TREE_POLICY, FW_TREE_SPLIT };
 	size_t n = 0, cap = FW_ARRAY_SIZE(fixed) + t->policy.n + t->sums.n + 1, before = d->n;
 	struct pin *v = calloc(cap, sizeof(*v));
 	char *buf = NULL;

@@ -319,6 +319,23 @@ static void look_at_blobs(struct fw_tree *t)
 	}
 }
 
+/* A text is shipped only as manifests/licence-checksums pins it, as a blob
+ * only as manifests/checksums does. */
+static int match_sum(struct fw_tree *t, struct fw_text *x)
+{
+	char *key = fw_asprintf("%s.txt", x->pol->id);
+
+	if (!key)
+		return -ENOMEM;
+	x->sum = fw_sums_find(&t->text_sums, key);
+	free(key);
+	if (!x->sum)
+		return -ENODATA;
+	if (x->sum->size != x->size || memcmp(x->sum->sha256, x->sha256, FW_SHA256_LEN) != 0)
+		return -EBADMSG;
+	return 0;
+}
+
 /* Every licence text of the policy: present or not, and its digest. The
  * texts are small and few (upstream has about 200); reading them once here
  * is what lets install, verify and the reports agree on them. */
@@ -356,6 +373,10 @@ static int load_texts(struct fw_tree *t)
 		else
 			x->err = fw_sha256_fd(fd, x->sha256, &x->size);
 		close(fd);
+		if (x->err == -ENOMEM)
+			return -ENOMEM;
+		if (x->err == 0 && t->have_text_sums)
+			x->err = match_sum(t, x);
 		if (x->err == -ENOMEM)
 			return -ENOMEM;
 	}
@@ -607,6 +628,14 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 	buf = NULL;
 	if (r < 0)
 		return r;
+	r = load_text(t, FW_TREE_TEXT_SUMS, &t->have_text_sums, &buf, &len, d);
+	if (r == 0)
+		r = fw_sums_parse_texts(&t->text_sums, FW_TREE_TEXT_SUMS, buf ? buf : "", len,
+					t->have_text_sums ? d : NULL);
+	free(buf);
+	buf = NULL;
+	if (r < 0)
+		return r;
 	r = load_text(t, FW_TREE_POLICY, &t->have_policy, &buf, &len, d);
 	if (r == 0)
 		r = fw_policy_parse(&t->policy, FW_TREE_POLICY, buf ? buf : "", len,
@@ -677,6 +706,7 @@ void fw_tree_free(struct fw_tree *t)
 	free(t->index);
 	fw_whence_free(&t->whence);
 	fw_sums_free(&t->sums);
+	fw_sums_free(&t->text_sums);
 	fw_policy_free(&t->policy);
 	fw_split_free(&t->split);
 	if (t->rootfd >= 0)
@@ -765,11 +795,27 @@ const char *fw_text_problem(const struct fw_text *x)
 
 	if (!x->err)
 		return NULL;
+	if (x->err == -EBADMSG) {
+		char want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1];
+
+		fw_sha256_hex(x->sum->sha256, want);
+		fw_sha256_hex(x->sha256, got);
+		if (x->sum->size != x->size)
+			snprintf(buf, sizeof(buf), "licence text %s: size mismatch: %s:%u: "
+				 "%llu bytes, file %llu bytes", fw_esc(x->path), FW_TREE_TEXT_SUMS,
+				 x->sum->line, (unsigned long long)x->sum->size,
+				 (unsigned long long)x->size);
+		else
+			snprintf(buf, sizeof(buf), "licence text %s: SHA-256 mismatch: %s:%u: %s, "
+				 "file %s", fw_esc(x->path), FW_TREE_TEXT_SUMS, x->sum->line, want, got);
+		return buf;
+	}
 	snprintf(buf, sizeof(buf), "licence text %s %s", fw_esc(x->path),
 		 x->err == -ENOENT ? "missing" :
 		 x->err == -ELOOP ? "is a symlink (licence texts are regular files)" :
 		 x->err == -EINVAL ? "is not a regular file" :
 		 x->err == -EMLINK ? "has other hard links (texts are the tree's own files; copy it)" :
+		 x->err == -ENODATA ? "has no checksum in " FW_TREE_TEXT_SUMS " (run fwdist manifest)" :
 				     strerror(-x->err));
 	return buf;
 }

@@ -3,6 +3,7 @@
 #ifndef FWDIST_TREE_H
 #define FWDIST_TREE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #define FW_TREE_FIRMWARE "firmware"
 #define FW_TREE_LICENSES "LICENSES"
 #define FW_TREE_SUMS "manifests/checksums"
+#define FW_TREE_TEXT_SUMS "manifests/licence-checksums"
 #define FW_TREE_POLICY "manifests/licenses"
 #define FW_TREE_SPLIT "manifests/packages"
 
@@ -87,11 +89,22 @@ struct fw_blob {
 struct fw_text {
 	const struct fw_policy_entry *pol;
 	char *path;                    /* "LICENSES/<id>.txt", below the tree root */
-	int err;                       /* 0: a regular file, hashed; -ENOENT absent, -ELOOP a
-					* symlink, -EINVAL not a regular file, or the read error */
-	uint8_t sha256[FW_SHA256_LEN]; /* when err == 0 */
+	int err;                       /* 0: a regular file, hashed, as its line of
+					* manifests/licence-checksums says; -ENOENT absent,
+					* -ELOOP a symlink, -EINVAL not a regular file,
+					* -EMLINK hard-linked, -ENODATA hashed but no
+					* checksum line, -EBADMSG hashed but not what its
+					* checksum line says, or the read error */
+	uint8_t sha256[FW_SHA256_LEN]; /* when fw_text_hashed() */
 	uint64_t size;
+	const struct fw_sum *sum;      /* its manifests/licence-checksums line, or NULL */
 };
+
+/* The file was read and its digest taken (whatever its checksum line says). */
+static inline bool fw_text_hashed(const struct fw_text *x)
+{
+	return x->err == 0 || x->err == -ENODATA || x->err == -EBADMSG;
+}
 
 /* Links may lead to links, as upstream's do (the kernel follows up to 40):
  * a chain of at most this many Link: entries, the first included, is
@@ -135,9 +148,10 @@ struct fw_tree {
 	int rootfd;
 	struct fw_whence whence;
 	struct fw_sums sums;
+	struct fw_sums text_sums; /* the licence texts', named "<id>.txt" */
 	struct fw_policy policy;
 	struct fw_split split;
-	bool have_sums, have_policy, have_split;
+	bool have_sums, have_text_sums, have_policy, have_split;
 	struct fw_blob *blobs;
 	size_t nblobs;
 	struct fw_link *links;

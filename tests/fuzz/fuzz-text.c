@@ -34,6 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fw_sums s = { 0 };
 	fw_sums_parse(&s, "manifests/checksums", buf, size, &d);
 	fw_sums_free(&s);
+	fw_diag_free(&d);
+	fw_sums_parse_texts(&s, "manifests/licence-checksums", buf, size, &d);
+	fw_sums_free(&s);
 #elif defined(FUZZ_POLICY)
 	struct fw_policy p = { 0 };
 	fw_policy_parse(&p, "manifests/licenses", buf, size, &d);
