@@ -220,16 +220,21 @@ static void check_split(const struct fw_tree *t, struct fw_diag *d)
 	}
 }
 
+/* A manifest the model lacks: absent, or there but not read (the loader
+ * said why). */
+static void missing(const struct fw_tree *t, bool have, const char *path, const char *what,
+		    struct fw_diag *d)
+{
+	if (!have && faccessat(t->rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
+		fw_diag_add(d, path, 0, "missing%s", what);
+}
+
 void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d)
 {
-	if (!t->have_sums)
-		fw_diag_add(d, FW_TREE_SUMS, 0, "missing (run fwdist manifest)");
-	if (!t->have_text_sums)
-		fw_diag_add(d, FW_TREE_TEXT_SUMS, 0, "missing (run fwdist manifest)");
-	if (!t->have_policy)
-		fw_diag_add(d, FW_TREE_POLICY, 0, "missing: every licence needs a policy line");
-	if (!t->have_split)
-		fw_diag_add(d, FW_TREE_SPLIT, 0, "missing: the package split is required");
+	missing(t, t->have_sums, FW_TREE_SUMS, " (run fwdist manifest)", d);
+	missing(t, t->have_text_sums, FW_TREE_TEXT_SUMS, " (run fwdist manifest)", d);
+	missing(t, t->have_policy, FW_TREE_POLICY, ": every licence needs a policy line", d);
+	missing(t, t->have_split, FW_TREE_SPLIT, ": the package split is required", d);
 	check_names(t, d);
 	/* The texts were read and hashed with the model: a missing or
 	 * changed one refuses the tree before anything is written. */

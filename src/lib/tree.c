@@ -73,7 +73,13 @@ static int load_text(struct fw_tree *t, const char *path, bool *have, char **buf
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		fw_diag_add(d, path, 0, "cannot read: %s", strerror(-r));
+		if (r == -EFBIG)
+			fw_diag_add(d, path, 0, "larger than the %u MiB fwdist reads; not read",
+				    FW_TEXT_MAX >> 20);
+		else if (r == -EINVAL)
+			fw_diag_add(d, path, 0, "not a regular file (a symlink is not followed); not read");
+		else
+			fw_diag_add(d, path, 0, "cannot read: %s", strerror(-r));
 		*buf = NULL;
 		*len = 0;
 	}
