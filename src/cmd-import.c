@@ -40,8 +40,10 @@ static void help(void)
 	       "                     each package (usr/share/metainfo/<package>.metainfo.xml)\n"
 	       "                     a package of the split\n"
 	       "\n"
-	       "Exit 0 when DIR was written and every licence classified, 1 when something\n"
-	       "was refused, missing or failed, 2 for a usage error.\n");
+	       "Exit 0 when DIR was written with every entry of SRC; 1 when nothing was\n"
+	       "written, or DIR was written without some (a licence unknown, a text missing,\n"
+	       "an entry refused: each listed; files missing only without --allow-missing);\n"
+	       "2 for a usage error.\n");
 }
 
 struct opts {
@@ -226,7 +228,8 @@ int cmd_import(int argc, char **argv)
 	       rep.cat[FW_CAT_FREE], rep.cat[FW_CAT_NONFREE], rep.cat[FW_CAT_UNDISTRIBUTABLE],
 	       rep.cat[FW_CAT_UNKNOWN], rep.missing.n, rep.unlisted.n, rep.unknown.n,
 	       rep.no_text.n);
-	ret = rep.unknown.n || rep.no_text.n ? EXIT_FINDING : EXIT_OK;
+	/* Written, but not all of SRC: the lists above say what is left out. */
+	ret = rep.unknown.n || rep.no_text.n || rep.dropped.n ? EXIT_FINDING : EXIT_OK;
 	fw_import_report_free(&rep);
 out:
 	free(map);
