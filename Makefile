@@ -46,7 +46,8 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
-	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian
+	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian \
+	bench
 
 all: tools firmware
 
@@ -209,6 +210,17 @@ check-kernel-build: tools firmware
 # The README's second command: the whole suite, as CI runs it.
 test: test-deps
 	tests/run-all
+
+# ---- benchmark ----
+# fwdist against sha256sum, openssl, cp -a, rsync, zstd, xz, hardlink and
+# dpkg --verify on Debian 12's firmware tree (fetched once into
+# /var/cache/fwdist-bench); the table, and TSV and JSON copies in out/bench/.
+# As root, about 10 minutes on 2 cores; BENCH_TREE, BENCH_RUNS, ... are
+# described in tests/bench/run. Installs what it needs first, as bootstrap does.
+bench:
+	scripts/install-deps bench
+	$(MAKE) tools
+	FWDIST=$(abspath $(FWDIST)) tests/bench/run
 
 # ---- install ----
 # GNU conventions: DESTDIR, PREFIX, FIRMWAREDIR; COMPRESS=none|xz|zstd, DEDUP=1,
