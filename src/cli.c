@@ -156,6 +156,7 @@ enum {
 	OPT_DESTDIR,
 	OPT_FWDIR,
 	OPT_HELP = 'h',
+	OPT_JOBS = 'j',
 };
 
 static const struct {
@@ -167,8 +168,22 @@ static const struct {
 	{ FW_CLI_SELECT, { "select", required_argument, NULL, OPT_SELECT } },
 	{ FW_CLI_DEST, { "destdir", required_argument, NULL, OPT_DESTDIR } },
 	{ FW_CLI_DEST, { "firmware-dir", required_argument, NULL, OPT_FWDIR } },
+	{ FW_CLI_JOBS, { "jobs", required_argument, NULL, OPT_JOBS } },
 	{ ~0u, { "help", no_argument, NULL, OPT_HELP } },
 };
+
+/* --jobs N: strict decimal, 1 to FW_JOBS_MAX (0 would mean "one per CPU"
+ * inside, which the default already is). */
+static int parse_jobs(struct fw_cli *c, const char *arg)
+{
+	uint64_t n;
+
+	if (fw_parse_u64(arg, strlen(arg), &n) < 0 || n < 1 || n > FW_JOBS_MAX)
+		return fw_usage(c->cmd, "--jobs takes a number from 1 to %d, not '%s'", FW_JOBS_MAX,
+				fw_esc(arg));
+	c->jobs = (unsigned)n;
+	return -1;
+}
 
 int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *own,
 		 const char *shortopts, int (*handle)(void *ctx, int opt, const char *arg),
@@ -182,7 +197,8 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 	while (own && own[nown].name)
 		nown++;
 	opts = calloc(nown + FW_ARRAY_SIZE(shared_opts) + 1, sizeof(*opts));
-	sopts = fw_asprintf("+h%s", shortopts ? shortopts : "");
+	sopts = fw_asprintf("+h%s%s", c->shared & FW_CLI_JOBS ? "j:" : "",
+			    shortopts ? shortopts : "");
 	if (!opts || !sopts) {
 		free(opts);
 		free(sopts);
@@ -197,6 +213,10 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 	while (ret < 0 && (ch = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
 		const char **np;
 
+		if (ch == OPT_JOBS && (c->shared & FW_CLI_JOBS)) {
+			ret = parse_jobs(c, optarg);
+			continue;
+		}
 		switch (ch) {
 		case OPT_JSON:
 			fw_json = true;

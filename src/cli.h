@@ -39,6 +39,7 @@ enum fw_cli_shared {
 	FW_CLI_PACKAGE = 1u << 1, /* --package NAME, repeatable */
 	FW_CLI_SELECT = 1u << 2,  /* --select FILE */
 	FW_CLI_DEST = 1u << 3,    /* --destdir DIR, --firmware-dir DIR */
+	FW_CLI_JOBS = 1u << 4,    /* -j, --jobs N: worker threads, 1 to FW_JOBS_MAX */
 };
 
 struct fw_cli {
@@ -48,6 +49,7 @@ struct fw_cli {
 	size_t npkgs;
 	const char *select_file;
 	const char *destdir, *fwdir;
+	unsigned jobs;            /* --jobs; 0: one per online CPU */
 	/* Resolved against the tree by fw_cli_prepare. */
 	bool *pkg, *blob, *link;
 	struct fw_selection sel;

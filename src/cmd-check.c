@@ -11,13 +11,15 @@
 
 static void help(void)
 {
-	printf("Usage: fwdist [-C DIR] check [--json]\n"
+	printf("Usage: fwdist [-C DIR] check [--json] [-j N]\n"
 	       "\n"
 	       "Validate the whole tree: WHENCE against firmware/ both ways, links, licences,\n"
 	       "the licence policy, the package split, checksums, names and modes. Every\n"
 	       "finding is printed as FILE:LINE: message; exit 1 if there is any.\n"
 	       "\n"
-	       "  --json   print {\"ok\":..., \"findings\":[{\"file\",\"line\",\"message\"}]} on stdout\n");
+	       "  --json         print {\"ok\":..., \"findings\":[{\"file\",\"line\",\"message\"}]} on stdout\n"
+	       "  -j, --jobs N   threads hashing the blobs (default: one per CPU); the\n"
+	       "                 findings and their order are the same whatever N\n");
 }
 
 static void print_json(const struct fw_diag *d)
@@ -35,7 +37,7 @@ static void print_json(const struct fw_diag *d)
 
 int cmd_check(int argc, char **argv)
 {
-	struct fw_cli cli = FW_CLI_INIT("check", FW_CLI_JSON);
+	struct fw_cli cli = FW_CLI_INIT("check", FW_CLI_JSON | FW_CLI_JOBS);
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
 	size_t nfree = 0, nnonfree = 0, nundist = 0;
@@ -50,7 +52,7 @@ int cmd_check(int argc, char **argv)
 		return EXIT_FINDING;
 	}
 	fw_tree_check_model(&t, &d);
-	r = fw_tree_check_files(&t, &d);
+	r = fw_tree_check_files(&t, cli.jobs, &d);
 	if (r < 0)
 		fw_diag_add(&d, t.root, 0, "check stopped: %s", strerror(-r));
 	/* The committed generated packaging must still be what the model gives. */

@@ -74,8 +74,6 @@ struct opts {
 static int option(void *ctx, int c, const char *arg)
 {
 	struct opts *o = ctx;
-	char *end;
-	long n;
 
 	switch (c) {
 	case 'c':
@@ -97,12 +95,6 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'F':
 		o->inst.force = true;
-		return EXIT_OK;
-	case 'j':
-		n = strtol(arg, &end, 10);
-		if (*end || n < 1 || n > 64)
-			return fw_usage("install", "--jobs takes a number from 1 to 64");
-		o->inst.jobs = (unsigned)n;
 		return EXIT_OK;
 	case 'q':
 		o->quiet = true;
@@ -126,13 +118,13 @@ int cmd_install(int argc, char **argv)
 		{ "dedup", no_argument, NULL, 'D' },
 		{ "no-licenses", no_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'F' },
-		{ "jobs", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "require-signature", no_argument, NULL, 'S' },
 		{ "cert", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fw_cli cli = FW_CLI_INIT("install", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST);
+	struct fw_cli cli = FW_CLI_INIT("install", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST |
+						       FW_CLI_JOBS);
 	struct opts o = { .plan.comp = FW_COMP_NONE };
 	struct fw_install_result res;
 	struct fw_plan plan = { 0 };
@@ -141,10 +133,11 @@ int cmd_install(int argc, char **argv)
 	char *where = NULL, *kpath = NULL;
 	int r, fd = -1, ret;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "j:q", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, own, "q", option, &o, help);
 	if (ret >= 0)
 		goto out;
 	ret = EXIT_FINDING;
+	o.inst.jobs = cli.jobs;
 	if (o.kconfig && o.krelease) {
 		ret = fw_usage("install", "--kernel-config and --kernel-release exclude each other");
 		goto out;

@@ -32,6 +32,8 @@ static void help(void)
 	       "  --select FILE         only these names or globs (as for install)\n"
 	       "  --no-licenses         do not expect the licence texts in LICENSES/<package>/\n"
 	       "  --ignore-extra        do not report unexpected entries (a shared /lib/firmware)\n"
+	       "  -j, --jobs N          threads hashing (default: one per CPU); the report\n"
+	       "                        and its order are the same whatever N\n"
 	       "  --json                machine-readable output\n");
 }
 
@@ -60,7 +62,7 @@ int cmd_verify(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_cli cli = FW_CLI_INIT("verify", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT |
-					FW_CLI_DEST);
+					FW_CLI_DEST | FW_CLI_JOBS);
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct fw_verify_opts o = { 0 };
 	void *ctx[2] = { &po, &o };
@@ -74,6 +76,7 @@ int cmd_verify(int argc, char **argv)
 	ret = fw_cli_parse(&cli, argc, argv, own, "", option, ctx, help);
 	if (ret >= 0)
 		goto out;
+	o.jobs = cli.jobs;
 	ret = fw_cli_prepare(&cli, &t, &d, "fix it first");
 	if (ret != EXIT_OK)
 		goto out;

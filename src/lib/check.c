@@ -252,11 +252,29 @@ void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d)
 
 /* ---- files ---- */
 
+/* A blob file the walk found to hash: the workers hash them after the
+ * walk, and each finding goes where the walk met the file, so the report
+ * is what one thread hashing in walk order gave. */
+struct hash_job {
+	char *rel;               /* its name below firmware/ */
+	const struct fw_sum *sum;
+	uint64_t st_size;        /* as the walk saw it: the work order */
+	size_t pos;              /* findings the walk had made before it */
+	int err;                 /* -errno of the open (open_err) or of the read */
+	bool open_err;
+	uint64_t size;
+	uint8_t dig[FW_SHA256_LEN];
+};
+
 struct walk {
 	const struct fw_tree *t;
 	struct fw_diag *d;
 	bool *blob_seen;   /* per blob */
 	bool *source_seen; /* per whence entry */
+	int fwfd;          /* firmware/, as the walk opened it */
+	struct hash_job *jobs;
+	size_t njobs, cap;
+	size_t *order;     /* indices into jobs, largest file first */
 };
 
 static bool under_source_dir(const struct walk *wk, const char *rel)
@@ -312,19 +330,33 @@ static void check_format(struct walk *wk, int dfd, const char *leaf, const char 
 	free(buf);
 }
 
-static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const char *rel,
-			    const struct stat *st, long bi)
+/* Hash it later, with the others (hash_files); 0 or -ENOMEM. */
+static int defer_hash(struct walk *wk, const char *rel, const struct stat *st,
+		      const struct fw_sum *sum)
+{
+	struct hash_job *j;
+
+	if (fw_grow(&wk->jobs, &wk->cap, wk->njobs, sizeof(*wk->jobs)) < 0)
+		return -ENOMEM;
+	j = &wk->jobs[wk->njobs];
+	*j = (struct hash_job){ .rel = strdup(rel), .sum = sum, .st_size = (uint64_t)st->st_size,
+				.pos = wk->d->n };
+	if (!j->rel)
+		return -ENOMEM;
+	wk->njobs++;
+	return 0;
+}
+
+static int check_blob_file(struct walk *wk, int dfd, const char *leaf, const char *rel,
+			   const struct stat *st, long bi)
 {
 	const struct fw_tree *t = wk->t;
 	const struct fw_blob *b = &t->blobs[bi];
 	const char *wp = t->whence.path;
-	uint8_t dig[FW_SHA256_LEN];
-	uint64_t size;
-	int fd, r;
 
 	wk->blob_seen[bi] = true;
 	if (b->cat == FW_CAT_UNDISTRIBUTABLE)
-		return; /* a licence problem of the model (check_licences) */
+		return 0; /* a licence problem of the model (check_licences) */
 	if (st->st_mode & 0111)
 		fw_diag_add(wk->d, wp, b->e->line, "%s: %s: executable bit set (mode %04o)", KIND(b->e),
 			    fw_esc(rel), (unsigned)(st->st_mode & 07777));
@@ -342,32 +374,9 @@ static void check_blob_file(struct walk *wk, int dfd, const char *leaf, const ch
 		if (t->have_sums)
 			fw_diag_add(wk->d, wp, b->e->line, "%s: %s: no checksum in %s (run fwdist manifest)",
 				    KIND(b->e), fw_esc(rel), FW_TREE_SUMS);
-		return;
+		return 0;
 	}
-	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: cannot open: %s", fw_esc(rel),
-			    strerror(errno));
-		return;
-	}
-	r = fw_sha256_fd(fd, dig, &size);
-	close(fd);
-	if (r < 0) {
-		fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: cannot read: %s", fw_esc(rel), strerror(-r));
-		return;
-	}
-	if (size != b->sum->size) {
-		fw_diag_add(wk->d, FW_TREE_SUMS, b->sum->line,
-			    "%s: size mismatch: manifest %llu bytes, file %llu bytes", fw_esc(rel),
-			    (unsigned long long)b->sum->size, (unsigned long long)size);
-	} else if (memcmp(dig, b->sum->sha256, sizeof(dig)) != 0) {
-		char want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1];
-
-		fw_sha256_hex(b->sum->sha256, want);
-		fw_sha256_hex(dig, got);
-		fw_diag_add(wk->d, FW_TREE_SUMS, b->sum->line,
-			    "%s: SHA-256 mismatch: manifest %s, file %s", fw_esc(rel), want, got);
-	}
+	return defer_hash(wk, rel, st, b->sum);
 }
 
 static int walk_dir(struct walk *wk, int dfd, const char *prefix, int depth)
@@ -408,7 +417,7 @@ static int walk_dir(struct walk *wk, int dfd, const char *prefix, int depth)
 		} else if (x && x->e->kind == FW_E_SOURCE && !S_ISDIR(st.st_mode)) {
 			wk->source_seen[x->e - t->whence.entries] = true;
 		} else if (x && x->blob >= 0) {
-			check_blob_file(wk, dfd, names[i], rel, &st, x->blob);
+			r = check_blob_file(wk, dfd, names[i], rel, &st, x->blob);
 		} else if (S_ISDIR(st.st_mode)) {
 			/* A Source: directory is walked too: upstream's cis/
 			 * holds the blobs beside their sources (cis/src/). */
@@ -449,6 +458,98 @@ static int walk_dir(struct walk *wk, int dfd, const char *prefix, int depth)
 		free(names[i]);
 	free(names);
 	return r;
+}
+
+/* One worker's file: opened as the walk would have (each directory and
+ * the file itself without following a symlink), hashed with the worker's
+ * own buffer (fw_sha256_fd). */
+static void hash_one(void *arg, size_t i)
+{
+	struct walk *wk = arg;
+	struct hash_job *j = &wk->jobs[wk->order[i]];
+	const char *leaf;
+	int pfd = fw_open_parent(wk->fwfd, j->rel, 0, &leaf), fd;
+
+	if (pfd < 0) {
+		j->open_err = true;
+		j->err = pfd;
+		return;
+	}
+	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		j->open_err = true;
+		j->err = -errno;
+	} else {
+		j->err = fw_sha256_fd(fd, j->dig, &j->size);
+		close(fd);
+	}
+	if (pfd != wk->fwfd)
+		close(pfd);
+}
+
+/* Largest first: the last file to start is then a small one, and no big
+ * blob is left to hash on one core while the others idle. */
+static int cmp_job_size(const void *a, const void *b, void *arg)
+{
+	const struct hash_job *jobs = arg;
+	const struct hash_job *x = &jobs[*(const size_t *)a], *y = &jobs[*(const size_t *)b];
+
+	if (x->st_size != y->st_size)
+		return x->st_size < y->st_size ? 1 : -1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int hash_files(struct walk *wk, unsigned jobs)
+{
+	if (!wk->njobs)
+		return 0;
+	wk->order = malloc(wk->njobs * sizeof(*wk->order));
+	if (!wk->order)
+		return -ENOMEM;
+	for (size_t i = 0; i < wk->njobs; i++)
+		wk->order[i] = i;
+	qsort_r(wk->order, wk->njobs, sizeof(*wk->order), cmp_job_size, wk->jobs);
+	fw_parallel_for(wk->njobs, jobs, hash_one, wk);
+	return 0;
+}
+
+static void report_hash(const struct hash_job *j, struct fw_diag *d)
+{
+	const char *rel = fw_esc(j->rel);
+
+	if (j->open_err) {
+		fw_diag_add(d, FW_TREE_FIRMWARE, 0, "%s: cannot open: %s", rel, strerror(-j->err));
+	} else if (j->err < 0) {
+		fw_diag_add(d, FW_TREE_FIRMWARE, 0, "%s: cannot read: %s", rel, strerror(-j->err));
+	} else if (j->size != j->sum->size) {
+		fw_diag_add(d, FW_TREE_SUMS, j->sum->line,
+			    "%s: size mismatch: manifest %llu bytes, file %llu bytes", rel,
+			    (unsigned long long)j->sum->size, (unsigned long long)j->size);
+	} else if (memcmp(j->dig, j->sum->sha256, sizeof(j->dig)) != 0) {
+		char want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1];
+
+		fw_sha256_hex(j->sum->sha256, want);
+		fw_sha256_hex(j->dig, got);
+		fw_diag_add(d, FW_TREE_SUMS, j->sum->line, "%s: SHA-256 mismatch: manifest %s, file %s",
+			    rel, want, got);
+	}
+}
+
+/* The walk's findings (walkd) into d and, once hashed, each hash finding
+ * where the walk met its file. */
+static void merge_findings(const struct walk *wk, const struct fw_diag *walkd, bool hashed,
+			   struct fw_diag *d)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i <= walkd->n; i++) {
+		for (; hashed && k < wk->njobs && wk->jobs[k].pos == i; k++)
+			report_hash(&wk->jobs[k], d);
+		if (i < walkd->n)
+			fw_diag_add(d, walkd->v[i].file, walkd->v[i].line, "%s", walkd->v[i].text);
+	}
+	if (walkd->nomem)
+		d->nomem = 1;
 }
 
 static int check_licence_texts(const struct fw_tree *t, struct fw_diag *d)
@@ -504,11 +605,12 @@ static const struct fw_text *text_of_sum(const struct fw_tree *t, const struct f
 	return x;
 }
 
-int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d)
+int fw_tree_check_files(const struct fw_tree *t, unsigned jobs, struct fw_diag *d)
 {
-	struct walk wk = { .t = t, .d = d };
+	struct fw_diag walkd = { 0 };
+	struct walk wk = { .t = t, .d = &walkd };
 	const char *wp = t->whence.path;
-	int dfd, r = 0;
+	int r = 0;
 
 	wk.blob_seen = calloc(t->nblobs + 1, sizeof(bool));
 	wk.source_seen = calloc(t->whence.nentries + 1, sizeof(bool));
@@ -516,12 +618,18 @@ int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d)
 		r = -ENOMEM;
 		goto out;
 	}
-	dfd = openat(t->rootfd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0) {
+	wk.fwfd = openat(t->rootfd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (wk.fwfd < 0) {
 		fw_diag_add(d, FW_TREE_FIRMWARE "/", 0, "cannot open: %s", strerror(errno));
 	} else {
-		r = walk_dir(&wk, dfd, "", 0);
-		close(dfd);
+		/* The walk reads directories and metadata; the digests, nearly
+		 * all of the work, are then computed on every core. */
+		r = walk_dir(&wk, wk.fwfd, "", 0);
+		if (r == 0)
+			r = hash_files(&wk, jobs);
+		close(wk.fwfd);
+		/* What the walk found stands even when it stopped short. */
+		merge_findings(&wk, &walkd, r == 0, d);
 		if (r < 0)
 			goto out;
 	}
@@ -563,6 +671,11 @@ int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d)
 	}
 	r = check_licence_texts(t, d);
 out:
+	for (size_t i = 0; i < wk.njobs; i++)
+		free(wk.jobs[i].rel);
+	free(wk.jobs);
+	free(wk.order);
+	fw_diag_free(&walkd);
 	free(wk.blob_seen);
 	free(wk.source_seen);
 	return r;

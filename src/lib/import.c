@@ -6,8 +6,6 @@
 #include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1249,8 +1247,6 @@ static int write_texts(struct imp *im)
 
 struct pool {
 	struct job *jobs;
-	size_t n;
-	atomic_size_t next;
 	int srcfd, fwfd;
 	bool link;
 };
@@ -1326,14 +1322,11 @@ done:
 	return r;
 }
 
-static void *worker(void *arg)
+static void copy_job(void *arg, size_t i)
 {
 	struct pool *p = arg;
-	size_t i;
 
-	while ((i = atomic_fetch_add(&p->next, 1)) < p->n)
-		p->jobs[i].err = copy_one(p, &p->jobs[i]);
-	return NULL;
+	p->jobs[i].err = copy_one(p, &p->jobs[i]);
 }
 
 static bool listed_blob(const struct fw_tree *t, const char *dir, const char *leaf)
@@ -2705,10 +2698,7 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		goto fail;
 	}
 	{
-		struct pool p = { .jobs = jobs, .n = njobs, .srcfd = im.srcfd, .fwfd = fwfd,
-				  .link = o->link };
-		pthread_t th[2];
-		int started = 0;
+		struct pool p = { .jobs = jobs, .srcfd = im.srcfd, .fwfd = fwfd, .link = o->link };
 
 		/* Directories first, so the workers never race to make one. */
 		for (size_t i = 0; i < njobs; i++) {
@@ -2718,14 +2708,8 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 			if (pfd >= 0 && pfd != fwfd)
 				close(pfd);
 		}
-		atomic_init(&p.next, 0);
-		for (int k = 0; k < 2; k++)
-			if (pthread_create(&th[k], NULL, worker, &p) == 0)
-				started++;
-		if (!started)
-			worker(&p);
-		for (int k = 0; k < started; k++)
-			pthread_join(th[k], NULL);
+		/* Two workers, as import has always run (it has no --jobs). */
+		fw_parallel_for(njobs, 2, copy_job, &p);
 	}
 	for (size_t i = 0; i < njobs; i++) {
 		if (jobs[i].err) {

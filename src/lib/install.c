@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +49,6 @@ struct ctx {
 	struct stage *stages;
 	size_t nstages, cap_stages;
 	struct fw_records rec;
-	atomic_size_t next;
 	pthread_mutex_t lock;
 	size_t done;
 	uint64_t bytes;
@@ -403,26 +401,20 @@ out:
 		close(pfd);
 }
 
-static void *worker(void *arg)
+/* One copy, on one of run_workers' threads. */
+static void copy_item(void *arg, size_t i)
 {
 	struct ctx *c = arg;
 
-	for (;;) {
-		size_t i = atomic_fetch_add(&c->next, 1);
-
-		if (i >= c->ncopies)
-			break;
-		if (!c->items[i].err)
-			do_copy(c, &c->items[i]);
-		if (c->o->progress) {
-			pthread_mutex_lock(&c->lock);
-			c->done++;
-			c->bytes += c->items[i].in;
-			c->o->progress(c->o->progress_ctx, c->done, c->ncopies, c->bytes);
-			pthread_mutex_unlock(&c->lock);
-		}
+	if (!c->items[i].err)
+		do_copy(c, &c->items[i]);
+	if (c->o->progress) {
+		pthread_mutex_lock(&c->lock);
+		c->done++;
+		c->bytes += c->items[i].in;
+		c->o->progress(c->o->progress_ctx, c->done, c->ncopies, c->bytes);
+		pthread_mutex_unlock(&c->lock);
 	}
-	return NULL;
 }
 
 /* ---- preflight: what stands at each name now ---- */
@@ -439,42 +431,21 @@ struct states {
 	int fwfd;
 	const struct fw_rec_entry **v;
 	enum fw_rec_state *out;
-	size_t n;
-	atomic_size_t next;
 };
 
-static void *state_worker(void *arg)
+static void state_one(void *arg, size_t i)
 {
 	struct states *s = arg;
 
-	for (size_t i; (i = atomic_fetch_add(&s->next, 1)) < s->n;)
-		s->out[i] = fw_rec_entry_state(s->fwfd, s->v[i]);
-	return NULL;
+	s->out[i] = fw_rec_entry_state(s->fwfd, s->v[i]);
 }
 
 static void rec_states(const struct ctx *c, const struct fw_rec_entry **v, size_t n,
 		       enum fw_rec_state *out)
 {
-	struct states s = { .fwfd = c->destfd, .v = v, .out = out, .n = n };
-	pthread_t threads[64];
-	unsigned jobs = c->o->jobs, started = 0;
+	struct states s = { .fwfd = c->destfd, .v = v, .out = out };
 
-	if (jobs == 0) {
-		long np = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = np > 0 ? (unsigned)np : 1;
-	}
-	if (jobs > FW_ARRAY_SIZE(threads))
-		jobs = FW_ARRAY_SIZE(threads);
-	if (jobs > n)
-		jobs = n ? (unsigned)n : 1;
-	atomic_init(&s.next, 0);
-	for (; jobs > 1 && started < jobs; started++)
-		if (pthread_create(&threads[started], NULL, state_worker, &s) != 0)
-			break;
-	state_worker(&s); /* this thread too (and alone, if none started) */
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	fw_parallel_for(n, c->o->jobs, state_one, &s);
 }
 
 struct found {
@@ -1029,25 +1000,7 @@ static int load_records(struct ctx *c)
 
 static void run_workers(struct ctx *c)
 {
-	pthread_t threads[64];
-	unsigned jobs = c->o->jobs, started = 0;
-
-	if (jobs == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = n > 0 ? (unsigned)n : 1;
-	}
-	if (jobs > FW_ARRAY_SIZE(threads))
-		jobs = FW_ARRAY_SIZE(threads);
-	if (jobs > c->ncopies)
-		jobs = c->ncopies ? (unsigned)c->ncopies : 1;
-	for (; started < jobs; started++)
-		if (pthread_create(&threads[started], NULL, worker, c) != 0)
-			break;
-	if (started == 0)
-		worker(c); /* no thread could start: do the work here */
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	fw_parallel_for(c->ncopies, c->o->jobs, copy_item, c);
 }
 
 /* Only now the old variants go (NAME once NAME.xz is in place): a link of

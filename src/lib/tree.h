@@ -214,8 +214,10 @@ bool fw_tree_is_dir(const struct fw_tree *t, const char *name);
  * duplicates): everything that needs no blob read. */
 void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d);
 /* Findings that need firmware/ and LICENSES/: listed vs present both ways,
- * types, modes, sizes and digests. Returns 0 or -errno on a fatal error. */
-int fw_tree_check_files(const struct fw_tree *t, struct fw_diag *d);
+ * types, modes, sizes and digests. The blobs are hashed on jobs threads (0:
+ * one per online CPU); the findings come in the same order whatever jobs.
+ * Returns 0 or -errno on a fatal error. */
+int fw_tree_check_files(const struct fw_tree *t, unsigned jobs, struct fw_diag *d);
 
 /* Whether install puts a blob / link in place for this package selection
  * (NULL: every package). Undistributable and unpackaged blobs never are; a

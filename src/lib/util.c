@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,4 +486,49 @@ int fw_memstream_close(FILE *f, char **buf)
 	if (fclose(f) != 0 || !*buf)
 		bad = true;
 	return bad ? -ENOMEM : 0;
+}
+
+unsigned fw_jobs(unsigned jobs)
+{
+	if (jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = n > 0 ? (unsigned)(n < FW_JOBS_MAX ? n : FW_JOBS_MAX) : 1;
+	}
+	return jobs < FW_JOBS_MAX ? jobs : FW_JOBS_MAX;
+}
+
+struct parallel {
+	void (*fn)(void *ctx, size_t i);
+	void *ctx;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *parallel_worker(void *arg)
+{
+	struct parallel *p = arg;
+
+	for (size_t i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
+		p->fn(p->ctx, i);
+	return NULL;
+}
+
+void fw_parallel_for(size_t n, unsigned jobs, void (*fn)(void *ctx, size_t i), void *ctx)
+{
+	struct parallel p = { .fn = fn, .ctx = ctx, .n = n };
+	pthread_t threads[FW_JOBS_MAX];
+	unsigned want = fw_jobs(jobs), started = 0;
+
+	if (want > n)
+		want = n ? (unsigned)n : 1;
+	atomic_init(&p.next, 0);
+	/* A thread that cannot start is no failure: fewer workers take the
+	 * same items, down to the caller alone. */
+	for (; started + 1 < want; started++)
+		if (pthread_create(&threads[started], NULL, parallel_worker, &p) != 0)
+			break;
+	parallel_worker(&p);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
 }

@@ -109,4 +109,18 @@ int fw_parse_u64(const char *s, size_t n, uint64_t *out);
 /* The entries of a directory but "." and "..", sorted in byte order (new
  * strings; free with fw_free_strv). 0 or -errno. */
 int fw_read_dir_sorted(int dfd, char ***names, size_t *n);
+
+/* Most worker threads a command runs (--jobs takes 1 to this). */
+#define FW_JOBS_MAX 64
+
+/* The number of workers jobs asks for: jobs, or one per online CPU for 0;
+ * at least 1, at most FW_JOBS_MAX. */
+unsigned fw_jobs(unsigned jobs);
+
+/* Call fn(ctx, i) once for each i below n, on fw_jobs(jobs) workers (never
+ * more than n), the calling thread being one of them. Each worker takes
+ * the next index from one atomic counter, so a long item holds up only its
+ * own worker: order the items largest first. When no thread can be
+ * started the caller does all the work. Returns once every call returned. */
+void fw_parallel_for(size_t n, unsigned jobs, void (*fn)(void *ctx, size_t i), void *ctx);
 #endif

@@ -10,6 +10,7 @@
 
 struct fw_verify_opts {
 	bool ignore_extra;        /* do not report unexpected entries */
+	unsigned jobs;            /* threads hashing; 0: one per online CPU */
 };
 
 struct fw_verify_problem {
@@ -29,7 +30,9 @@ struct fw_verify_result {
  * symlink staying in the root is followed): blobs, links (a symlink
  * reaching the right content or directory), licence texts, fwdist's record
  * directory, and, unless ignore_extra, entries and empty directories the
- * plan does not explain. Returns 0 (problems in res) or -errno. */
+ * plan does not explain. The names are checked on o->jobs threads; the
+ * problems come in the same order whatever their number. Returns 0
+ * (problems in res) or -errno. */
 int fw_verify(const struct fw_plan *p, int rootfd, const struct fw_verify_opts *o,
 	      struct fw_verify_result *res);
 void fw_verify_result_free(struct fw_verify_result *res);

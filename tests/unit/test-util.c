@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -584,4 +586,46 @@ TEST(grow)
 	cap = SIZE_MAX / 8;
 	CHECK_EQ_INT(fw_grow(&v, &cap, cap, 16), -ENOMEM);
 	CHECK(v == NULL);
+}
+
+/* ---- fw_parallel_for ---- */
+
+struct par_test {
+	atomic_int *calls;
+	pthread_t caller;
+	atomic_int off_caller;
+};
+
+static void par_count(void *ctx, size_t i)
+{
+	struct par_test *t = ctx;
+
+	atomic_fetch_add(&t->calls[i], 1);
+	if (!pthread_equal(pthread_self(), t->caller))
+		atomic_fetch_add(&t->off_caller, 1);
+}
+
+TEST(parallel_for)
+{
+	static atomic_int calls[1000];
+	struct par_test t = { .calls = calls, .caller = pthread_self() };
+
+	CHECK(fw_jobs(0) >= 1);
+	CHECK_EQ_INT(fw_jobs(1), 1);
+	CHECK_EQ_INT(fw_jobs(1000), FW_JOBS_MAX);
+	/* Every index exactly once, whatever the number of workers. */
+	for (unsigned jobs = 0; jobs <= 5; jobs++) {
+		for (size_t i = 0; i < 1000; i++)
+			atomic_init(&calls[i], 0);
+		fw_parallel_for(1000, jobs, par_count, &t);
+		for (size_t i = 0; i < 1000; i++)
+			CHECK_EQ_INT(atomic_load(&calls[i]), 1);
+	}
+	/* One job: the caller alone, no thread. Nothing to do: no call. */
+	atomic_init(&t.off_caller, 0);
+	fw_parallel_for(1000, 1, par_count, &t);
+	CHECK_EQ_INT(atomic_load(&t.off_caller), 0);
+	atomic_init(&calls[0], 0);
+	fw_parallel_for(0, 4, par_count, &t);
+	CHECK_EQ_INT(atomic_load(&calls[0]), 0);
 }
