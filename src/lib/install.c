@@ -577,6 +577,38 @@ static bool same_as_planned(int pfd, const char *leaf, const struct fw_plan_entr
 	return same;
 }
 
+/* The file entry a recorded link served, following recorded links. */
+static const struct fw_rec_entry *recorded_end(const struct ctx *c, const struct fw_rec_entry *e)
+{
+	for (unsigned hop = 0; e && e->type == FW_REC_LINK && hop < 40; hop++) {
+		bool outside;
+		char *next = fw_link_resolve(e->name, e->target, &outside);
+
+		e = next ? recorded(c, next) : NULL;
+		free(next);
+	}
+	return e && e->type != FW_REC_LINK ? e : NULL;
+}
+
+/* A file where the record has a link, holding the very bytes that link
+ * served: what materialize() made of it before a killed install could
+ * put the new content there. Ours, and rewritten. */
+static bool materialized(const struct ctx *c, int pfd, const char *leaf, const struct fw_rec_entry *e)
+{
+	const struct fw_rec_entry *end = e->type == FW_REC_LINK ? recorded_end(c, e) : NULL;
+	bool same;
+	int fd;
+
+	if (!end)
+		return false;
+	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	same = fw_fd_holds(fd, end->comp, end->sha256, end->size, NULL);
+	close(fd);
+	return same;
+}
+
 static int add_stage(struct ctx *c, const char *final)
 {
 	for (size_t i = 0; i < c->nstages; i++)
@@ -689,10 +721,11 @@ static void check_name(struct ctx *c, struct item *it, int pfd, const char *leaf
 		 * an unchanged one is read once, by the copy): only its type
 		 * must still be the recorded one. A recorded dedup link that an
 		 * interrupted install turned into a copy (materialize) holds
-		 * the planned bytes. */
+		 * the planned bytes, or those the link served. */
 		bool same_type = e->type == FW_REC_LINK ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode);
 
-		if (!same_type && !same_as_planned(pfd, leaf, it->pe))
+		if (!same_type && !same_as_planned(pfd, leaf, it->pe) &&
+		    !(S_ISREG(st.st_mode) && materialized(c, pfd, leaf, e)))
 			fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
 			     fw_rec_state_words(FW_REC_OTHER_TYPE));
 		return;
