@@ -29,6 +29,8 @@ struct item {
 	bool unchanged;          /* found in place with the right content: not rewritten */
 	int ok;
 	bool keep_old;           /* a link to it failed: keep its old variants */
+	bool made;               /* renamed into place by this install, */
+	unsigned made_epoch;     /* after this many settles */
 	char *err;               /* why it failed */
 	uint64_t in, out;
 };
@@ -54,6 +56,10 @@ struct ctx {
 	pthread_mutex_t lock;
 	size_t done;
 	uint64_t bytes;
+	size_t batch_max;      /* copies a worker writes back and renames together */
+	atomic_bool unsynced;  /* changed since the last syncfs (settle) */
+	unsigned epoch;        /* settles so far */
+	int settle_err;        /* the first syncfs that failed: nothing is recorded */
 	struct fw_diag *d;
 };
 
@@ -124,10 +130,45 @@ static void clean_stale(const struct ctx *c)
 	}
 }
 
+/* ---- durability: what a crash leaves ----
+ *
+ * A name is published by a rename (a copy, or a symlink made under a
+ * temporary name), and only once what it names is on disk. Neither is made
+ * durable one name at a time: an fsync of each copy and of its directory
+ * after each rename cost a journal commit and a disk cache flush each
+ * (5,009 fsyncs for 2,365 blobs, 2.5 times a cp -a). Instead syncfs(2)
+ * writes back the whole destination filesystem at a few points: for each
+ * batch of copies before they are renamed (commit_batch), and (settle)
+ * after the renames before anything that relies on them: a link to a
+ * name, the switch of a directory, the removal of an old variant, and the
+ * record. A crash at any moment leaves each name old or new. syncfs also
+ * writes back what other programs have pending on that filesystem; it
+ * reports a write-back error of the filesystem (Linux 5.8 and later). */
+
+/* Something below destfd changed since the last syncfs. */
+static void changed(struct ctx *c)
+{
+	atomic_store(&c->unsynced, true);
+}
+
+/* Make every change so far durable. A failure is kept (settle_err): what
+ * the install wrote may not be on disk, so nothing that relies on it (old
+ * variants' removal, the record) follows. */
+static int settle(struct ctx *c)
+{
+	if (!atomic_exchange(&c->unsynced, false))
+		return c->settle_err;
+	if (syncfs(c->destfd) < 0 && !c->settle_err)
+		c->settle_err = -errno;
+	c->epoch++;
+	return c->settle_err;
+}
+
 /* After NAME.xz is in place, NAME and NAME.zst (from an install with
  * another compression) go: the kernel would serve NAME first. Whatever is
  * there was checked before (check_final): ours, or --force. */
-static int remove_variants(int pfd, const char *leaf, size_t baselen, enum fw_compress keep)
+static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t baselen,
+			   enum fw_compress keep)
 {
 	char buf[512];
 	bool removed = false;
@@ -146,8 +187,8 @@ static int remove_variants(int pfd, const char *leaf, size_t baselen, enum fw_co
 			return -errno;
 		removed = true;
 	}
-	if (removed && fsync(pfd) < 0)
-		return -errno;
+	if (removed)
+		changed(c);
 	return 0;
 }
 
@@ -188,7 +229,74 @@ static int replace(int pfd, const char *tmp, const char *leaf, bool exchange, st
 	}
 }
 
-static void do_copy(struct ctx *c, struct item *it)
+/* Copies written and verified, not yet in place: one syncfs writes back
+ * the batch (and anything else pending), then each is renamed to its final
+ * name, durable before visible. Bounded: at most BATCH_BYTES of temporary
+ * files beside the old ones per worker (the extra space an upgrade needs),
+ * and a directory descriptor an entry (c->batch_max keeps all workers'
+ * under 256). */
+#define BATCH_MAX 128
+#define BATCH_BYTES (64u << 20)
+
+struct batch {
+	size_t n;
+	uint64_t bytes;
+	struct {
+		struct item *it;
+		int pfd;
+		const char *leaf; /* in it->dest */
+		char tmp[320];
+	} v[BATCH_MAX];
+};
+
+static void commit_batch(struct ctx *c, struct batch *b)
+{
+	int err = 0;
+
+	if (b->n && syncfs(c->destfd) < 0)
+		err = -errno;
+	for (size_t k = 0; k < b->n; k++) {
+		struct item *it = b->v[k].it;
+		int pfd = b->v[k].pfd, r = err;
+
+		if (r == 0)
+			r = replace(pfd, b->v[k].tmp, b->v[k].leaf, it->exchange, c->d, &c->lock,
+				    it->pe->final);
+		if (r < 0) {
+			unlinkat(pfd, b->v[k].tmp, 0);
+			fail(it, "%s: %s; not installed", fw_esc(it->pe->final),
+			     r == -EISDIR ? "a directory is in the way in the destination" :
+					    strerror(-r));
+		} else {
+			/* The old variants (NAME when NAME.xz was installed) go
+			 * only after the links: an old link may still point at
+			 * them (see fw_install). */
+			changed(c);
+			it->ok = 1;
+		}
+		if (pfd != c->destfd)
+			close(pfd);
+	}
+	b->n = 0;
+	b->bytes = 0;
+}
+
+/* Queue a written copy (its temporary name in pfd, which the batch now
+ * owns); a full batch is committed. */
+static void batch_add(struct ctx *c, struct batch *b, struct item *it, int pfd, const char *leaf,
+		      const char *tmp)
+{
+	b->v[b->n].it = it;
+	b->v[b->n].pfd = pfd;
+	b->v[b->n].leaf = leaf;
+	snprintf(b->v[b->n].tmp, sizeof(b->v[b->n].tmp), "%s", tmp);
+	b->n++;
+	b->bytes += it->out;
+	if (b->n >= c->batch_max || b->bytes >= BATCH_BYTES)
+		commit_batch(c, b);
+}
+
+static void do_copy(struct ctx *c, struct item *it, struct batch *b)
 {
 	const struct fw_plan_entry *pe = it->pe;
 	const char *leaf;
@@ -269,22 +377,19 @@ static void do_copy(struct ctx *c, struct item *it)
 	}
 	if (fstat(fd, &st) == 0)
 		it->out = (uint64_t)st.st_size;
-	/* Durable before visible: data, then the rename, then the directory. */
-	r = fchmod(fd, 0644) < 0 || fsync(fd) < 0 ? -errno : 0;
-	close(fd);
-	if (r == 0)
-		r = replace(pfd, tmp, leaf, it->exchange, c->d, &c->lock, pe->final);
-	if (r == 0 && fsync(pfd) < 0)
-		r = -errno;
-	if (r < 0) {
+	if (fchmod(fd, 0644) < 0) {
+		fail(it, "%s: %s; not installed", fw_esc(pe->final), strerror(errno));
 		unlinkat(pfd, tmp, 0);
-		fail(it, "%s: %s; not installed", fw_esc(pe->final),
-		     r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
+		close(fd);
 		goto out;
 	}
-	/* The old variants (NAME when NAME.xz was installed) go only after
-	 * the links: an old link may still point at them (see fw_install). */
-	it->ok = 1;
+	/* Start the write-back now, so that it overlaps the next copies and
+	 * the batch's syncfs finds the data (mostly) on disk already. */
+	sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	close(fd);
+	close(src);
+	batch_add(c, b, it, pfd, leaf, tmp); /* takes pfd */
+	return;
 out:
 	if (pfd != c->destfd)
 		close(pfd);
@@ -331,6 +436,11 @@ static void do_link(struct ctx *c, struct item *it)
 		     fw_esc(pe->final), fw_esc(blocker->pe->final), fw_esc(pe->final));
 		return;
 	}
+	/* A link to a link made by this install: that one on disk first,
+	 * or a crash could leave this one new and dangling. (Copies are
+	 * settled before any link is made.) */
+	if (pe->needs >= 0 && c->items[pe->needs].made && c->items[pe->needs].made_epoch == c->epoch)
+		settle(c);
 	pfd = fw_open_parent(c->destfd, it->dest, 1, &leaf);
 	if (pfd < 0) {
 		fail(it, "%s: %s", fw_esc(pe->final), parent_error(pfd));
@@ -349,8 +459,11 @@ static void do_link(struct ctx *c, struct item *it)
 			if (r < 0)
 				unlinkat(pfd, tmp, 0);
 		}
-		if (r == 0 && fsync(pfd) < 0)
-			r = -errno;
+		if (r == 0) {
+			changed(c);
+			it->made = true;
+			it->made_epoch = c->epoch;
+		}
 	}
 	if (r < 0) {
 		fail(it, "%s: %s; not linked", fw_esc(pe->final),
@@ -406,6 +519,7 @@ out:
 static void *worker(void *arg)
 {
 	struct ctx *c = arg;
+	struct batch b = { .n = 0 };
 
 	for (;;) {
 		size_t i = atomic_fetch_add(&c->next, 1);
@@ -413,7 +527,7 @@ static void *worker(void *arg)
 		if (i >= c->ncopies)
 			break;
 		if (!c->items[i].err)
-			do_copy(c, &c->items[i]);
+			do_copy(c, &c->items[i], &b);
 		if (c->o->progress) {
 			pthread_mutex_lock(&c->lock);
 			c->done++;
@@ -422,6 +536,7 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&c->lock);
 		}
 	}
+	commit_batch(c, &b);
 	return NULL;
 }
 
@@ -1074,6 +1189,11 @@ static void run_workers(struct ctx *c)
 		jobs = FW_ARRAY_SIZE(threads);
 	if (jobs > c->ncopies)
 		jobs = c->ncopies ? (unsigned)c->ncopies : 1;
+	c->batch_max = 256 / jobs;
+	if (c->batch_max > BATCH_MAX)
+		c->batch_max = BATCH_MAX;
+	if (c->batch_max == 0)
+		c->batch_max = 1;
 	for (; started < jobs; started++)
 		if (pthread_create(&threads[started], NULL, worker, c) != 0)
 			break;
@@ -1100,7 +1220,7 @@ static void drop_old_variants(struct ctx *c)
 			continue;
 		pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
 		rv = pfd < 0 ? pfd :
-		     remove_variants(pfd, leaf, strlen(leaf) - strlen(fw_compress_suffix(pe->comp)),
+		     remove_variants(c, pfd, leaf, strlen(leaf) - strlen(fw_compress_suffix(pe->comp)),
 				     pe->comp);
 		if (pfd >= 0 && pfd != c->destfd)
 			close(pfd);
@@ -1114,6 +1234,12 @@ static void drop_old_variants(struct ctx *c)
 
 static void count(const struct ctx *c, struct fw_install_result *res)
 {
+	if (c->settle_err) {
+		/* The names may be in place but not on disk: no record. */
+		fw_diag_add(c->d, "", 0, "cannot write the install to disk (syncfs): %s; not recorded",
+			    strerror(-c->settle_err));
+		res->failed++;
+	}
 	for (size_t i = 0; i < c->nitems; i++) {
 		const struct item *it = &c->items[i];
 		const struct fw_plan_entry *pe = it->pe;
@@ -1203,13 +1329,21 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 			materialize(fwfd, &c.items[i]);
 	run_workers(&c);
 	/* File links first, then directory links: a directory is switched
-	 * only when everything below its new target, links too, is in place. */
-	for (int pass = 0; pass < 2; pass++)
+	 * only when everything below its new target, links too, is in place,
+	 * and on disk (settle). */
+	for (int pass = 0; pass < 2; pass++) {
+		settle(&c);
 		for (size_t i = c.ncopies; i < c.nitems; i++)
 			if (!c.items[i].err && !c.items[i].pe->dir_target == !pass)
 				do_link(&c, &c.items[i]);
+	}
+	settle(&c);
 	finish_stages(&c);
-	drop_old_variants(&c);
+	/* The old variants go only once the names replacing them are on
+	 * disk; the record is written only once the removals are too. */
+	if (settle(&c) == 0)
+		drop_old_variants(&c);
+	settle(&c);
 	count(&c, res);
 	/* The record changes only after a complete install: a failed one
 	 * keeps the old record, and the next run adopts what this one wrote
