@@ -56,6 +56,7 @@ struct ctx {
 	pthread_mutex_t lock;
 	size_t done;
 	uint64_t bytes;
+	size_t *order;         /* copies, largest first: the workers' order; or NULL */
 	size_t batch_max;      /* copies a worker writes back and renames together */
 	atomic_bool unsynced;  /* changed since the last syncfs (settle) */
 	unsigned epoch;        /* settles so far */
@@ -282,9 +283,8 @@ static void commit_batch(struct ctx *c, struct batch *b)
 }
 
 /* Queue a written copy (its temporary name in pfd, which the batch now
- * owns); a full batch is committed. */
-static void batch_add(struct ctx *c, struct batch *b, struct item *it, int pfd, const char *leaf,
-		      const char *tmp)
+ * owns); the worker commits a full batch (batch_full). */
+static void batch_add(struct batch *b, struct item *it, int pfd, const char *leaf, const char *tmp)
 {
 	b->v[b->n].it = it;
 	b->v[b->n].pfd = pfd;
@@ -292,8 +292,11 @@ static void batch_add(struct ctx *c, struct batch *b, struct item *it, int pfd, 
 	snprintf(b->v[b->n].tmp, sizeof(b->v[b->n].tmp), "%s", tmp);
 	b->n++;
 	b->bytes += it->out;
-	if (b->n >= c->batch_max || b->bytes >= BATCH_BYTES)
-		commit_batch(c, b);
+}
+
+static bool batch_full(const struct ctx *c, const struct batch *b)
+{
+	return b->n >= c->batch_max || b->bytes >= BATCH_BYTES;
 }
 
 static void do_copy(struct ctx *c, struct item *it, struct batch *b)
@@ -388,7 +391,7 @@ static void do_copy(struct ctx *c, struct item *it, struct batch *b)
 	sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	close(fd);
 	close(src);
-	batch_add(c, b, it, pfd, leaf, tmp); /* takes pfd */
+	batch_add(b, it, pfd, leaf, tmp); /* takes pfd */
 	return;
 out:
 	if (pfd != c->destfd)
@@ -522,12 +525,16 @@ static void *worker(void *arg)
 	struct batch b = { .n = 0 };
 
 	for (;;) {
-		size_t i = atomic_fetch_add(&c->next, 1);
+		size_t k = atomic_fetch_add(&c->next, 1), i;
 
-		if (i >= c->ncopies)
+		if (k >= c->ncopies)
 			break;
-		if (!c->items[i].err)
+		i = c->order ? c->order[k] : k;
+		if (!c->items[i].err) {
 			do_copy(c, &c->items[i], &b);
+			if (batch_full(c, &b))
+				commit_batch(c, &b);
+		}
 		if (c->o->progress) {
 			pthread_mutex_lock(&c->lock);
 			c->done++;
@@ -1175,6 +1182,31 @@ static int load_records(struct ctx *c)
 	return 0;
 }
 
+static int cmp_larger(const void *a, const void *b, void *arg)
+{
+	const struct item *v = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t sx = v[x].pe->size, sy = v[y].pe->size;
+
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The largest copies first: compressing costs about its size, and a large
+ * blob taken last would end the install on one core while the others
+ * idle. Only the workers' order changes: items, links, the record and
+ * every message keep the plan's. Without memory, the plan's order. */
+static void order_copies(struct ctx *c)
+{
+	c->order = malloc((c->ncopies + 1) * sizeof(*c->order));
+	if (!c->order)
+		return;
+	for (size_t i = 0; i < c->ncopies; i++)
+		c->order[i] = i;
+	qsort_r(c->order, c->ncopies, sizeof(*c->order), cmp_larger, c->items);
+}
+
 static void run_workers(struct ctx *c)
 {
 	pthread_t threads[64];
@@ -1327,6 +1359,7 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 	for (size_t i = 0; i < c.nitems; i++)
 		if (!c.items[i].err && strcmp(c.items[i].dest, c.items[i].pe->final) == 0)
 			materialize(fwfd, &c.items[i]);
+	order_copies(&c);
 	run_workers(&c);
 	/* File links first, then directory links: a directory is switched
 	 * only when everything below its new target, links too, is in place,
@@ -1370,6 +1403,7 @@ out:
 	free(c.stages);
 	free(c.items);
 	fw_records_free(&c.rec);
+	free(c.order);
 	pthread_mutex_destroy(&c.lock);
 	return r;
 }
