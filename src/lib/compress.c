@@ -9,6 +9,10 @@
 #include <unistd.h>
 
 #include <lzma.h>
+/* For ZSTD_estimateCStreamSize_usingCParams and ZSTD_getCParams, the
+ * memory estimate fw_compress_memusage needs: zstd's "experimental" API,
+ * exported by libzstd.so all the same. Only that estimate uses it. */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -202,16 +206,10 @@ static int lzma_ret_errno(lzma_ret ret)
 	}
 }
 
-static int xz_encoder_init(lzma_stream *strm, uint64_t expected)
+/* The LZMA2 options for a blob of expected bytes. */
+static int xz_options(lzma_options_lzma *opt, uint64_t expected)
 {
-	lzma_options_lzma opt;
-	lzma_filter filters[] = {
-		{ .id = LZMA_FILTER_LZMA2, .options = &opt },
-		{ .id = LZMA_VLI_UNKNOWN, .options = NULL },
-	};
-	lzma_ret ret;
-
-	if (lzma_lzma_preset(&opt, XZ_PRESET))
+	if (lzma_lzma_preset(opt, XZ_PRESET))
 		return -EIO;
 	/*
 	 * A dictionary larger than the input cannot find more matches, so
@@ -223,9 +221,23 @@ static int xz_encoder_init(lzma_stream *strm, uint64_t expected)
 	 * expected is the manifest's size, so the output is still a pure
 	 * function of the blob: installs stay reproducible.
 	 */
-	if (expected < opt.dict_size)
-		opt.dict_size = expected < LZMA_DICT_SIZE_MIN ?
+	if (expected < opt->dict_size)
+		opt->dict_size = expected < LZMA_DICT_SIZE_MIN ?
 			LZMA_DICT_SIZE_MIN : (uint32_t)expected;
+	return 0;
+}
+
+static int xz_encoder_init(lzma_stream *strm, uint64_t expected)
+{
+	lzma_options_lzma opt;
+	lzma_filter filters[] = {
+		{ .id = LZMA_FILTER_LZMA2, .options = &opt },
+		{ .id = LZMA_VLI_UNKNOWN, .options = NULL },
+	};
+	lzma_ret ret;
+
+	if (xz_options(&opt, expected) < 0)
+		return -EIO;
 	/*
 	 * CRC32, not liblzma's default CRC64: the kernel's xz_dec refuses
 	 * CRC64, and the driver would fail to load its firmware.
@@ -361,6 +373,30 @@ static int copy_zstd(struct copy_state *st)
 out:
 	ZSTD_freeCCtx(cctx);
 	return r;
+}
+
+uint64_t fw_compress_memusage(enum fw_compress c, uint64_t size)
+{
+	uint64_t enc = 0;
+
+	if (c == FW_COMP_XZ) {
+		lzma_options_lzma opt;
+		lzma_filter filters[] = {
+			{ .id = LZMA_FILTER_LZMA2, .options = &opt },
+			{ .id = LZMA_VLI_UNKNOWN, .options = NULL },
+		};
+
+		/* The block encoder around LZMA2 adds a few KiB: noise. */
+		enc = xz_options(&opt, size) < 0 ? UINT64_MAX : lzma_raw_encoder_memusage(filters);
+	} else if (c == FW_COMP_ZSTD) {
+		/* What zstd_encoder_init asks for: the level's parameters
+		 * for the pledged size (a smaller window for a small blob). */
+		enc = ZSTD_estimateCStreamSize_usingCParams(ZSTD_getCParams(ZSTD_LEVEL, size, 0));
+	} else {
+		return 0;
+	}
+	/* UINT64_MAX (liblzma's error): as much as the largest encoder. */
+	return enc == UINT64_MAX ? FW_COMPRESS_MEM_MAX : enc + 2 * IO_BUF_SIZE;
 }
 
 int fw_copy_compress(int src, int dst, enum fw_compress c, uint64_t expected_size,

@@ -31,6 +31,15 @@ int fw_compress_parse(const char *s, enum fw_compress *c);
 int fw_copy_compress(int src, int dst, enum fw_compress c, uint64_t expected_size,
 		     uint8_t digest[FW_SHA256_LEN], uint64_t *size_read);
 
+/* The memory fw_copy_compress needs to compress a blob of size bytes with
+ * c: the encoder's (liblzma's and libzstd's own estimates; the xz
+ * dictionary shrinks to the blob) and the I/O buffers; 0 for none, which
+ * needs no encoder. */
+uint64_t fw_compress_memusage(enum fw_compress c, uint64_t size);
+/* xz -6 with its full 8 MiB dictionary, the most either needs: assumed
+ * when liblzma cannot say. */
+#define FW_COMPRESS_MEM_MAX (96ull << 20)
+
 /* Flags reported by fw_digest_decompress about kernel compatibility. */
 #define FW_DECOMP_XZ_BAD_CHECK    0x1u /* xz stream check is not CRC32 (or NONE) */
 #define FW_DECOMP_ZSTD_NO_SIZE    0x2u /* zstd frame header lacks the content size */

@@ -514,21 +514,30 @@ static void *parallel_worker(void *arg)
 	return NULL;
 }
 
+void fw_parallel_run(unsigned workers, void *(*fn)(void *ctx), void *ctx)
+{
+	pthread_t threads[FW_JOBS_MAX];
+	unsigned started = 0;
+
+	if (workers > FW_JOBS_MAX)
+		workers = FW_JOBS_MAX;
+	/* A thread that cannot start is no failure: fewer workers take the
+	 * same items, down to the caller alone. */
+	for (; started + 1 < workers; started++)
+		if (pthread_create(&threads[started], NULL, fn, ctx) != 0)
+			break;
+	fn(ctx);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+}
+
 void fw_parallel_for(size_t n, unsigned jobs, void (*fn)(void *ctx, size_t i), void *ctx)
 {
 	struct parallel p = { .fn = fn, .ctx = ctx, .n = n };
-	pthread_t threads[FW_JOBS_MAX];
-	unsigned want = fw_jobs(jobs), started = 0;
+	unsigned want = fw_jobs(jobs);
 
 	if (want > n)
 		want = n ? (unsigned)n : 1;
 	atomic_init(&p.next, 0);
-	/* A thread that cannot start is no failure: fewer workers take the
-	 * same items, down to the caller alone. */
-	for (; started + 1 < want; started++)
-		if (pthread_create(&threads[started], NULL, parallel_worker, &p) != 0)
-			break;
-	parallel_worker(&p);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	fw_parallel_run(want, parallel_worker, &p);
 }

@@ -123,4 +123,8 @@ unsigned fw_jobs(unsigned jobs);
  * own worker: order the items largest first. When no thread can be
  * started the caller does all the work. Returns once every call returned. */
 void fw_parallel_for(size_t n, unsigned jobs, void (*fn)(void *ctx, size_t i), void *ctx);
+/* Run fn(ctx) on workers threads at once (at least 1), the calling thread
+ * being one of them, for a worker that keeps state of its own across its
+ * items (install's batches); returns once every call returned. */
+void fw_parallel_run(unsigned workers, void *(*fn)(void *ctx), void *ctx);
 #endif

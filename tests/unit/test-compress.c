@@ -724,6 +724,25 @@ TEST(bad_enum_is_einval)
 	CHECK(fw_compress_name((enum fw_compress)7) == NULL);
 }
 
+/* The memory install budgets per encoder: none for a plain copy; more for
+ * a larger blob, up to the full xz -6 dictionary (93 MiB of encoder) and
+ * zstd -12's largest window; bounded by FW_COMPRESS_MEM_MAX. */
+TEST(memusage)
+{
+	uint64_t xs = fw_compress_memusage(FW_COMP_XZ, 1000);
+	uint64_t xl = fw_compress_memusage(FW_COMP_XZ, 64u << 20);
+	uint64_t zs = fw_compress_memusage(FW_COMP_ZSTD, 1000);
+	uint64_t zl = fw_compress_memusage(FW_COMP_ZSTD, 64u << 20);
+
+	CHECK_EQ_INT(fw_compress_memusage(FW_COMP_NONE, 64u << 20), 0);
+	CHECK(xs > 0 && xs < xl);
+	CHECK(zs > 0 && zs < zl);
+	CHECK(xl >= (90ull << 20) && xl <= FW_COMPRESS_MEM_MAX);
+	CHECK(zl >= (32ull << 20) && zl <= FW_COMPRESS_MEM_MAX);
+	/* The dictionary stops growing at 8 MiB: so does the need. */
+	CHECK_EQ_INT(fw_compress_memusage(FW_COMP_XZ, 8u << 20), xl);
+}
+
 /* Empty compressed files are not valid xz or zstd; empty plain is. */
 TEST(empty_files)
 {
