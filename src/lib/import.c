@@ -2847,7 +2847,9 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 	if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_EXCHANGE) == 0) {
 		/* The old tree now has the stage's name: mark it as ours
 		 * first, so that a kill during its removal leaves something
-		 * the next import recognises and removes. */
+		 * the next import recognises and removes. A kill in the two
+		 * calls before the mark leaves it unmarked: kept, as anything
+		 * not known to be ours is, never lost. */
 		int ofd = openat(im.parentfd, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 		if (ofd >= 0) {
