@@ -280,7 +280,7 @@ static int dest_walk(int cur, const char *path, bool create, bool follow, char *
 		memcpy(comp, p, n);
 		comp[n] = '\0';
 		w = fw_asprintf("%s%s%s", *where ? *where : "",
-				*where && (*where)[strlen(*where) - 1] != '/' ? "/" : "", comp);
+				*where && **where && (*where)[strlen(*where) - 1] != '/' ? "/" : "", comp);
 		free(*where);
 		*where = w;
 		if (!w) {
