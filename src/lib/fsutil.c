@@ -519,41 +519,99 @@ int fw_rm_rf_at(int at, const char *name)
 	return r;
 }
 
-int fw_remove_and_prune(int dirfd, const char *name)
+char *fw_dir_of(const char *name)
 {
-	char *path = strdup(name);
-	int r = 0;
+	const char *slash = strrchr(name, '/');
 
-	if (!path)
-		return -ENOMEM;
-	for (bool first = true;; first = false) {
-		const char *leaf;
-		int pfd = fw_open_parent(dirfd, path, 0, &leaf);
-		char *slash;
+	return slash ? fw_strndup(name, (size_t)(slash - name)) : strdup(".");
+}
 
-		if (pfd < 0) {
-			if (first)
-				r = pfd == -ENOENT ? 0 : pfd;
-			break;
+bool fw_dirset_add(struct fw_dirset *s, char *dir)
+{
+	size_t lo = 0, hi = s->n;
+
+	if (!dir)
+		return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(dir, s->v[mid]);
+
+		if (c == 0) {
+			free(dir);
+			return false;
 		}
-		if (first) {
-			if (unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT)
-				r = -errno;
-		} else if (unlinkat(pfd, leaf, AT_REMOVEDIR) < 0) {
-			if (pfd != dirfd)
-				close(pfd);
-			break; /* not empty (or not ours to remove): stop */
-		}
-		fsync(pfd);
-		if (pfd != dirfd)
-			close(pfd);
-		slash = strrchr(path, '/');
-		if (!slash || r < 0)
-			break;
-		*slash = '\0';
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-	free(path);
+	if (fw_grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0) {
+		free(dir);
+		return false;
+	}
+	memmove(&s->v[lo + 1], &s->v[lo], (s->n - lo) * sizeof(*s->v));
+	s->v[lo] = dir;
+	s->n++;
+	return true;
+}
+
+void fw_dirset_free(struct fw_dirset *s)
+{
+	fw_free_strv(s->v, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
+int fw_remove_name(int fwfd, const char *name, struct fw_dirset *touched)
+{
+	const char *leaf;
+	int pfd = fw_open_parent(fwfd, name, 0, &leaf), r = 0;
+
+	if (pfd == -ENOENT)
+		return 0;
+	if (pfd < 0)
+		return pfd;
+	if (unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	if (pfd != fwfd)
+		close(pfd);
+	if (r == 0)
+		fw_dirset_add(touched, fw_dir_of(name));
 	return r;
+}
+
+void fw_settle_dirs(int fwfd, struct fw_dirset *touched)
+{
+	struct fw_dirset synced = { 0 };
+
+	for (size_t i = touched->n; i-- > 0;) {
+		char *path = strdup(touched->v[i]);
+
+		while (path) {
+			char *slash;
+			int fd;
+
+			if (strcmp(path, ".") != 0 && fw_remove_empty_dir(fwfd, path) == 0) {
+				slash = strrchr(path, '/');
+				if (slash)
+					*slash = '\0';
+				else
+					strcpy(path, ".");
+				continue;
+			}
+			if (!fw_dirset_add(&synced, path))
+				break; /* done already; path was freed */
+			fd = strcmp(path, ".") == 0 ? fwfd :
+			     fw_open_beneath(fwfd, path, O_RDONLY | O_DIRECTORY, 0);
+			if (fd >= 0) {
+				fsync(fd);
+				if (fd != fwfd)
+					close(fd);
+			}
+			break;
+		}
+	}
+	fw_dirset_free(&synced);
+	fw_dirset_free(touched);
 }
 
 static bool dir_is_empty(int fd)

@@ -1033,10 +1033,11 @@ static int record_item(struct fw_record *r, const struct item *it)
 }
 
 /* An old name the plan no longer has: removed if it is still what the
- * record says fwdist put there; kept and reported if it changed since
+ * record says fwdist put there (its directory joins dirs, settled once
+ * before any record is written); kept and reported if it changed since
  * (unless --force); forgotten if it is gone. true: it stays recorded. */
 static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
-		       struct fw_install_result *res)
+		       struct fw_dirset *dirs, struct fw_install_result *res)
 {
 
 	if (s == FW_REC_GONE)
@@ -1052,7 +1053,7 @@ static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_
 		res->kept++;
 		return true;
 	}
-	if (fw_remove_and_prune(c->destfd, e->name) == 0)
+	if (fw_remove_name(c->destfd, e->name, dirs) == 0)
 		res->removed++;
 	return false;
 }
@@ -1067,6 +1068,7 @@ static int finish_records(struct ctx *c, struct fw_install_result *res)
 	const struct fw_tree *t = c->t;
 	bool *touched = calloc(t->split.npkgs + 1, sizeof(*touched));
 	struct fw_record *keep = calloc(t->split.npkgs + 1, sizeof(*keep));
+	struct fw_dirset dirs = { 0 };
 	const struct fw_rec_entry **old = NULL;
 	enum fw_rec_state *state = NULL;
 	size_t nold = 0, iold = 0, cap = 0;
@@ -1123,7 +1125,7 @@ static int finish_records(struct ctx *c, struct fw_install_result *res)
 			if (planned) {
 				stays = false; /* the plan's package records it now */
 			} else if (covered) {
-				stays = remove_old(c, e, state[iold++], res);
+				stays = remove_old(c, e, state[iold++], &dirs, res);
 			} else {
 				stays = true;
 			}
@@ -1146,6 +1148,9 @@ static int finish_records(struct ctx *c, struct fw_install_result *res)
 			/* Taken over by an installed package: one path, one package. */
 			r = w ? fw_record_write(c->destfd, rec) : fw_record_remove(c->destfd, rec->package);
 	}
+	/* The removals reach the disk, and the directories they emptied go,
+	 * before the records that no longer list them are written. */
+	fw_settle_dirs(c->destfd, &dirs);
 	for (size_t k = 0; k < t->split.npkgs && r == 0; k++) {
 		struct fw_record *nr = &keep[k];
 
@@ -1170,6 +1175,7 @@ out:
 	free(touched);
 	free(old);
 	free(state);
+	fw_dirset_free(&dirs);
 	return r;
 }
 

@@ -63,65 +63,12 @@ static const struct fw_plan_entry *planned(const struct fw_plan *p, const struct
 	return NULL;
 }
 
-/* A sorted set of directory paths below the firmware directory ("." for
- * itself): those already cleaned of stale temporaries (each read once,
- * however many names it holds: 110,000 names in a few thousand
- * directories must not mean 110,000 directory scans), and those a removal
- * touched (each settled once, not once per name). */
-struct dirset {
-	char **v;
-	size_t n, cap;
-};
-
-static char *dir_of(const char *name)
-{
-	const char *slash = strrchr(name, '/');
-
-	return slash ? fw_strndup(name, (size_t)(slash - name)) : strdup(".");
-}
-
-/* Add dir (taken over) unless it is there: true if it was added. */
-static bool dirset_add(struct dirset *s, char *dir)
-{
-	size_t lo = 0, hi = s->n;
-
-	if (!dir)
-		return false;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(dir, s->v[mid]);
-
-		if (c == 0) {
-			free(dir);
-			return false;
-		}
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	if (fw_grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0) {
-		free(dir);
-		return false;
-	}
-	memmove(&s->v[lo + 1], &s->v[lo], (s->n - lo) * sizeof(*s->v));
-	s->v[lo] = dir;
-	s->n++;
-	return true;
-}
-
-static void dirset_free(struct dirset *s)
-{
-	fw_free_strv(s->v, s->n);
-	memset(s, 0, sizeof(*s));
-}
-
-static void clean_tmp_near(int fwfd, const char *name, struct dirset *cl)
+static void clean_tmp_near(int fwfd, const char *name, struct fw_dirset *cl)
 {
 	const char *leaf;
 	int pfd;
 
-	if (!dirset_add(cl, dir_of(name)))
+	if (!fw_dirset_add(cl, fw_dir_of(name)))
 		return;
 	pfd = fw_open_parent(fwfd, name, 0, &leaf);
 	if (pfd < 0)
@@ -131,69 +78,11 @@ static void clean_tmp_near(int fwfd, const char *name, struct dirset *cl)
 		close(pfd);
 }
 
-/* Remove one name (a file or a symlink, never followed); its directory
- * joins the touched ones. 0 or -errno; gone already is 0. */
-static int remove_name(int fwfd, const char *name, struct dirset *touched)
-{
-	const char *leaf;
-	int pfd = fw_open_parent(fwfd, name, 0, &leaf), r = 0;
-
-	if (pfd == -ENOENT)
-		return 0;
-	if (pfd < 0)
-		return pfd;
-	if (unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT)
-		r = -errno;
-	if (pfd != fwfd)
-		close(pfd);
-	if (r == 0)
-		dirset_add(touched, dir_of(name));
-	return r;
-}
-
-/* Make the removals durable before the record says so: each touched
- * directory, deepest first, is removed if it is now empty (and then its
- * parent is looked at in turn), else fsynced, each once. */
-static void settle(int fwfd, struct dirset *touched)
-{
-	struct dirset synced = { 0 };
-
-	for (size_t i = touched->n; i-- > 0;) {
-		char *path = strdup(touched->v[i]);
-
-		while (path) {
-			char *slash;
-			int fd;
-
-			if (strcmp(path, ".") != 0 && fw_remove_empty_dir(fwfd, path) == 0) {
-				slash = strrchr(path, '/');
-				if (slash)
-					*slash = '\0';
-				else
-					strcpy(path, ".");
-				continue;
-			}
-			if (!dirset_add(&synced, path))
-				break; /* done already; path was freed */
-			fd = strcmp(path, ".") == 0 ? fwfd :
-			     fw_open_beneath(fwfd, path, O_RDONLY | O_DIRECTORY, 0);
-			if (fd >= 0) {
-				fsync(fd);
-				if (fd != fwfd)
-					close(fd);
-			}
-			break;
-		}
-	}
-	dirset_free(&synced);
-	dirset_free(touched);
-}
-
 /* Remove what one package's record lists (whole) or what of it the plan
  * selects; what stays is compacted in rec. */
 static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, bool whole,
 		      const struct fw_uninstall_opts *o, struct fw_uninstall_result *res,
-		      struct fw_diag *d, struct dirset *cl, struct dirset *touched)
+		      struct fw_diag *d, struct fw_dirset *cl, struct fw_dirset *touched)
 {
 	size_t w = 0, n = rec->n;
 	int r;
@@ -233,7 +122,7 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 			rec->v[w++] = *e;
 			continue;
 		}
-		r = remove_name(fwfd, e->name, touched);
+		r = fw_remove_name(fwfd, e->name, touched);
 		if (r < 0) {
 			fw_diag_add(d, "", 0, "%s: cannot remove: %s", fw_esc(e->name), strerror(-r));
 			res->failed++;
@@ -283,7 +172,7 @@ static bool variant_is_tree(int fwfd, int pfd, const char *leaf, const char *vna
  * every variant of the plan's names of package k that holds the tree's
  * content goes; anything else is kept. */
 static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstall_result *res,
-		    struct fw_diag *d, struct dirset *cl, struct dirset *touched)
+		    struct fw_diag *d, struct fw_dirset *cl, struct fw_dirset *touched)
 {
 	for (size_t i = 0; i < p->ncopies + p->nlinks; i++) {
 		const struct fw_plan_entry *pe = &p->v[i];
@@ -320,7 +209,7 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstal
 					    S_ISDIR(st.st_mode) ? "file (a directory)" :
 					    pe->link ? "link" : "content");
 				res->kept++;
-			} else if ((r = remove_name(fwfd, vname, touched)) < 0) {
+			} else if ((r = fw_remove_name(fwfd, vname, touched)) < 0) {
 				fw_diag_add(d, "", 0, "%s: cannot remove: %s", fw_esc(vname), strerror(-r));
 				res->failed++;
 			} else {
@@ -342,7 +231,7 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 	const struct fw_tree *t = p->t;
 	struct fw_records rec;
 	bool *touched = calloc(t->split.npkgs + 1, sizeof(*touched)), used_plan = false;
-	struct dirset cl = { 0 }, touched_dirs = { 0 };
+	struct fw_dirset cl = { 0 }, touched_dirs = { 0 };
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -389,14 +278,14 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 			/* The last names of the package went: its texts go too. */
 			if (!whole && names == 0)
 				by_record(p, fwfd, pr, true, o, res, d, &cl, &touched_dirs);
-			settle(fwfd, &touched_dirs);
+			fw_settle_dirs(fwfd, &touched_dirs);
 			/* What could not be removed, or was not selected, stays
 			 * recorded. */
 			if (pr->n != before || pr->n == 0)
 				r = pr->n ? fw_record_write(fwfd, pr) : fw_record_remove(fwfd, pr->package);
 		} else {
 			by_plan(p, fwfd, (int)k, res, d, &cl, &touched_dirs);
-			settle(fwfd, &touched_dirs);
+			fw_settle_dirs(fwfd, &touched_dirs);
 			used_plan = true;
 		}
 	}
@@ -412,8 +301,8 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 				    "have: left alone", FW_RECORD_DIR, fw_esc(rec.v[i].package),
 				    fw_esc(rec.v[i].package), FW_TREE_SPLIT);
 out:
-	dirset_free(&cl);
-	dirset_free(&touched_dirs);
+	fw_dirset_free(&cl);
+	fw_dirset_free(&touched_dirs);
 	fw_records_free(&rec);
 	free(touched);
 	return r;
