@@ -545,6 +545,37 @@ static char *wording_file(const char *s)
 	return NULL;
 }
 
+/* Further SPDX lines of the group whose first is at line ln (upstream's
+ * ib_qib block has two): the parser joins them with AND into the first
+ * one's expression, so that line gets the whole expression and these
+ * become prose; left as they are, a refusal or a normalised id on the
+ * first line would leave them naming a licence of their own. Returns how
+ * many, or -ENOMEM. */
+static int further_spdx_lines(struct imp *im, unsigned ln)
+{
+	static const char spdx[] = "SPDX-License-Identifier:";
+	static const char *const entries[] = { "Driver:", "File:", "RawFile:", "Link:", "Source:" };
+	int n = 0;
+
+	for (unsigned i = ln + 1; i <= im->nlines; i++) {
+		const char *s = im->lines[i];
+		size_t len = im->lens[i];
+		bool stop = is_sep_line(s, len);
+
+		for (size_t k = 0; k < FW_ARRAY_SIZE(entries) && !stop; k++)
+			stop = len >= strlen(entries[k]) && memcmp(s, entries[k], strlen(entries[k])) == 0;
+		if (stop)
+			break;
+		if (len < sizeof(spdx) - 1 || memcmp(s, spdx, sizeof(spdx) - 1) != 0)
+			continue;
+		if (set_replace(im, i, fw_asprintf("# fwdist import: joined to the SPDX line above: %.*s",
+						   (int)len, s)) < 0)
+			return -ENOMEM;
+		n++;
+	}
+	return n;
+}
+
 /* Classify every licence group: its own SPDX line, else the wording, else
  * the file the wording names. */
 static int classify(struct imp *im)
@@ -601,9 +632,11 @@ static int classify(struct imp *im)
 			for (char *q = norm; *q; q++)
 				if (*q == '_')
 					*q = '-';
-			if (strcmp(norm, l->spdx) != 0 &&
-			    set_replace(im, l->spdx_line,
-					fw_asprintf("SPDX-License-Identifier: %s", norm)) < 0) {
+			r = further_spdx_lines(im, l->spdx_line);
+			if (r < 0 ||
+			    ((strcmp(norm, l->spdx) != 0 || r > 0) &&
+			     set_replace(im, l->spdx_line,
+					 fw_asprintf("SPDX-License-Identifier: %s", norm)) < 0)) {
 				free(norm);
 				return -ENOMEM;
 			}
@@ -972,6 +1005,13 @@ static int plan_whence(struct imp *im)
 		if (!left) {
 			unsigned lns[2] = { l->text_line, l->spdx_line };
 
+			/* An upstream SPDX line may already be rewritten (its
+			 * '_' -> '-'): it becomes prose all the same, or it
+			 * would name a licence no blob uses and the policy lacks. */
+			if (l->spdx_line) {
+				free(im->replace[l->spdx_line]);
+				im->replace[l->spdx_line] = NULL;
+			}
 			for (int k = 0; k < 2; k++)
 				if (lns[k] && !im->replace[lns[k]] &&
 				    set_replace(im, lns[k],
@@ -980,7 +1020,7 @@ static int plan_whence(struct imp *im)
 					return -ENOMEM;
 			continue;
 		}
-		if (!gr->refused && !l->spdx && gr->wording && (gr->named = wording_file(gr->wording))) {
+		if (!gr->refused && gr->wording && (gr->named = wording_file(gr->wording))) {
 			/* The wording names a file: the tree keeps it under that
 			 * name too, as upstream does, or the wording gives no terms. */
 			for (int k = -1; k < (int)im->o->nlicence_dirs && !gr->named_text; k++) {
