@@ -13,14 +13,16 @@ static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] licenses [--package P] [--select FILE] [--json]\n"
 	       "\n"
-	       "Report the licences of the tree's blobs. First every problem blob: no\n"
-	       "licence, a licence missing from manifests/licenses, a licence text missing\n"
-	       "from LICENSES/, an undistributable blob present in firmware/, or a free\n"
-	       "licence without its Source:, or Licence: wording that only names a file\n"
-	       "the tree lacks. Then the blobs and bytes of each category (free, non-free,\n"
+	       "Report the licences of the tree's blobs. First every blob that cannot be\n"
+	       "shipped or has a licence problem, and why: no licence, a licence missing\n"
+	       "from manifests/licenses, a licence text missing from LICENSES/, an\n"
+	       "undistributable blob present in firmware/, a free licence without its\n"
+	       "Source:, Licence: wording that only names a file the tree lacks, or an\n"
+	       "undistributable licence (a refused blob the tree rightly leaves out).\n"
+	       "Then the blobs and bytes of each category (free, non-free,\n"
 	       "undistributable, unknown), then each licence of the policy with its\n"
 	       "category, the number of blobs under it and the policy's reason. Exit 1 if\n"
-	       "there is any problem.\n"
+	       "there is any problem; a refused blob left out is none.\n"
 	       "\n"
 	       "  --package P   only the blobs of package P (repeatable): the licence\n"
 	       "                texts and SPDX expressions shipping them requires\n"
@@ -49,6 +51,7 @@ static unsigned long long blob_bytes(const struct fw_blob *b)
 struct problem {
 	const struct fw_blob *b;
 	char *text;
+	bool refused; /* cannot ship, rightly left out: not a problem */
 };
 
 int cmd_licenses(int argc, char **argv)
@@ -58,7 +61,7 @@ int cmd_licenses(int argc, char **argv)
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct problem *probs = NULL;
 	unsigned *counts = NULL;
-	size_t nprobs = 0;
+	size_t nprobs = 0, nrefused = 0;
 	struct cat_count cc[FW_ARRAY_SIZE(cats)] = { { 0 } };
 	int ret;
 	bool partial;
@@ -90,8 +93,21 @@ int cmd_licenses(int argc, char **argv)
 		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 			if (b->cat == cats[k])
 				cc[k].blobs++, cc[k].bytes += blob_bytes(b);
-		if (!b->lproblems)
+		if (!b->lproblems) {
+			bool nomem;
+
+			/* A blob that cannot ship, though nothing is wrong. */
+			text = fw_blob_refused_text(&t, b, &nomem);
+			if (nomem) {
+				fw_err("out of memory");
+				goto out;
+			}
+			if (text) {
+				probs[nprobs++] = (struct problem){ b, text, true };
+				nrefused++;
+			}
 			continue;
+		}
 		/* The first problem of the blob, in the model's order: the
 		 * rest follow from it or are fixed with it. */
 		text = fw_licence_problem_text(&t, b, b->lproblems & -b->lproblems);
@@ -99,7 +115,7 @@ int cmd_licenses(int argc, char **argv)
 			fw_err("out of memory");
 			goto out;
 		}
-		probs[nprobs++] = (struct problem){ b, text };
+		probs[nprobs++] = (struct problem){ b, text, false };
 	}
 	if (fw_json) {
 		printf("{\"problems\":[");
@@ -108,7 +124,7 @@ int cmd_licenses(int argc, char **argv)
 			fw_json_str(stdout, probs[i].b->e->name);
 			printf(",\"line\":%u,\"problem\":", probs[i].b->e->line);
 			fw_json_str(stdout, probs[i].text);
-			printf("}");
+			printf(",\"refused\":%s}", probs[i].refused ? "true" : "false");
 		}
 		printf("],\"categories\":[");
 		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
@@ -154,7 +170,7 @@ int cmd_licenses(int argc, char **argv)
 			       p->reason);
 		}
 	}
-	ret = nprobs || d.n ? EXIT_FINDING : EXIT_OK;
+	ret = nprobs > nrefused || d.n ? EXIT_FINDING : EXIT_OK;
 out:
 	for (size_t i = 0; i < nprobs; i++)
 		free(probs[i].text);

@@ -866,6 +866,23 @@ char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, 
 	return strdup("unknown licence problem");
 }
 
+char *fw_blob_refused_text(const struct fw_tree *t, const struct fw_blob *b, bool *nomem)
+{
+	const struct fw_policy_entry *p;
+	char *s;
+
+	*nomem = false;
+	if (b->duplicate || b->lproblems || !b->lic || b->cat != FW_CAT_UNDISTRIBUTABLE)
+		return NULL;
+	/* One id: its policy line says why; an expression: the expression. */
+	p = fw_policy_find(&t->policy, b->lic->spdx);
+	s = p ? fw_asprintf("undistributable: %s (%s); not in the tree, not shipped",
+			    fw_esc(p->id), p->reason) :
+		fw_asprintf("undistributable: %s; not in the tree, not shipped", fw_esc(b->lic->spdx));
+	*nomem = !s;
+	return s;
+}
+
 static int cmp_key_name(const void *key, const void *elem)
 {
 	return strcmp(key, ((const struct fw_name *)elem)->name);

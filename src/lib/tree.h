@@ -186,6 +186,11 @@ const char *fw_text_problem(const struct fw_text *x);
 /* The words for one licence problem bit of b (a new string, NULL on ENOMEM);
  * check and licenses print the same words. */
 char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, unsigned bit);
+/* Why b cannot be shipped though the tree has no licence problem with it:
+ * its licence is undistributable and firmware/ rightly leaves it out (an
+ * import's refused blob, documented in WHENCE). A new string, or NULL with
+ * *nomem false when it ships or has a problem of its own (lproblems). */
+char *fw_blob_refused_text(const struct fw_tree *t, const struct fw_blob *b, bool *nomem);
 /* The same for a licence line's expression: syntax error or unknown id. */
 char *fw_lic_eval_text(const struct fw_lic_eval *ev, const char *spdx);
 
