@@ -290,6 +290,7 @@ struct idinfo {                /* one licence id the import uses */
 	char *text;            /* its text (LF line ends), NULL: not found */
 	size_t len;
 	bool used;
+	bool wanted;           /* without a text, by a group that has entries left */
 };
 
 struct job {                   /* one file to copy */
@@ -901,9 +902,23 @@ static int find_texts(struct imp *im)
 			x->text = t;
 			x->len = n;
 		}
-		if (!x->text &&
+	}
+	return 0;
+}
+
+/* The texts the report names as missing: of the ids a group with entries
+ * left wanted (not those of a group whose files are all absent, nor again
+ * those of a group refused already because the licence file its wording
+ * names is missing, which is reported by that name). */
+static int report_no_text(struct imp *im)
+{
+	for (size_t i = 0; i < im->nids; i++) {
+		const struct idinfo *x = &im->ids[i];
+
+		if (x->wanted && !x->text &&
 		    strv_take(&im->rep->no_text,
-			      fw_asprintf("%s (map: %s:%u)", x->id, im->map.path, x->map->line)) < 0)
+			      x->map ? fw_asprintf("%s (map: %s:%u)", x->id, im->map.path, x->map->line)
+				     : strdup(x->id)) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -920,8 +935,10 @@ static int notext_id(void *ctx, const char *id, size_t len)
 
 	for (size_t i = 0; i < c->im->nids; i++)
 		if (strlen(c->im->ids[i].id) == len && memcmp(c->im->ids[i].id, id, len) == 0 &&
-		    !c->im->ids[i].text)
+		    !c->im->ids[i].text) {
 			c->missing = true;
+			c->im->ids[i].wanted = true;
+		}
 	return 0;
 }
 
@@ -2565,6 +2582,8 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 			im.ids[i].used = false;
 		r = plan_whence(&im);
 	}
+	if (r == 0)
+		r = report_no_text(&im);
 	if (r == 0)
 		r = report_unlisted(&im);
 	if (r < 0)
