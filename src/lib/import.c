@@ -32,6 +32,7 @@ struct dep5_para {
 struct dep5_file {
 	struct dep5_para *paras;
 	size_t n, cap;
+	const char *pkg; /* the package whose copyright file it is */
 };
 
 struct dep5 {
@@ -1752,6 +1753,22 @@ static const char *owner_of(const struct owners *ow, const char *name)
 	return o ? o->pkg : NULL;
 }
 
+/* Does pkg's metainfo list name (of the packages that list it, any)? */
+static bool owned_by(const struct owners *ow, const char *name, const char *pkg)
+{
+	struct owner key = { .name = (char *)name };
+	const struct owner *o = ow->n ? bsearch(&key, ow->v, ow->n, sizeof(key), cmp_owner) : NULL;
+
+	if (!o)
+		return false;
+	while (o > ow->v && strcmp(o[-1].name, name) == 0)
+		o--;
+	for (; o < ow->v + ow->n && strcmp(o->name, name) == 0; o++)
+		if (strcmp(o->pkg, pkg) == 0)
+			return true;
+	return false;
+}
+
 /* A split selector for a name or a directory: path: with the glob
  * characters escaped and blanks as '?' (the split's fields are blank-separated). */
 static void put_path(char *buf, size_t *n, const char *name, size_t len)
@@ -2251,6 +2268,8 @@ static int dep5_load(struct dep5 *d, int rootfd, struct fw_strv *pkgs)
 			r = strv_take(pkgs, strdup(names[i]));
 			if (r == 0)
 				r = dep5_parse(d, buf, len);
+			if (r == 0)
+				d->files[d->nfiles - 1].pkg = pkgs->v[pkgs->n - 1];
 		}
 		free(buf);
 		free(path);
@@ -2262,15 +2281,22 @@ static int dep5_load(struct dep5 *d, int rootfd, struct fw_strv *pkgs)
 
 /* The licence DEP-5 gives a file: in each copyright file the last
  * paragraph that matches wins (DEP-5's rule); across packages, the first
- * match more specific than "*". NULL if none. */
-static const char *dep5_licence(const struct dep5 *d, const char *name)
+ * match more specific than "*". A copyright file speaks only for what its
+ * package ships: where the packages' metainfo says which ship the file,
+ * the others' copyright files are not asked (firmware-sof-signed's
+ * "Files: *" must not give s5p-mfc.fw its licence). NULL if none. */
+static const char *dep5_licence(const struct dep5 *d, const struct owners *ow, const char *name)
 {
 	const char *any = NULL;
+	bool claimed = owner_of(ow, name) != NULL;
 
 	for (size_t i = 0; i < d->nfiles; i++) {
 		const struct dep5_file *f = &d->files[i];
 		const struct dep5_para *last = NULL;
 		bool star = false;
+
+		if (claimed && !(f->pkg && owned_by(ow, name, f->pkg)))
+			continue;
 
 		for (size_t k = 0; k < f->n; k++)
 			for (size_t g = 0; g < f->paras[k].nglobs; g++)
@@ -2414,11 +2440,14 @@ static int synth_whence(struct imp *im)
 	if (r == 0 && dep5) {
 		struct lic_name *v = calloc(names.n + 1, sizeof(*v));
 		const char *cur = NULL;
+		struct owners ow = { 0 };
 
 		if (!v)
 			r = -ENOMEM;
+		if (r == 0)
+			r = owners_load(&ow, im->rootfd >= 0 ? im->rootfd : im->srcfd);
 		for (size_t i = 0; r == 0 && i < names.n; i++)
-			v[i] = (struct lic_name){ dep5_licence(&im->dep5, names.v[i]), names.v[i] };
+			v[i] = (struct lic_name){ dep5_licence(&im->dep5, &ow, names.v[i]), names.v[i] };
 		if (r == 0 && names.n > 1)
 			qsort(v, names.n, sizeof(*v), cmp_lic_name);
 		for (size_t i = 0; r == 0 && i < names.n; i++) {
@@ -2445,6 +2474,7 @@ static int synth_whence(struct imp *im)
 			}
 		}
 		free(v);
+		owners_free(&ow);
 		if (r == 0 && l.buf)
 			r = synth_add(&all, "Driver: links - the symlinks of the installed tree\n\n");
 		if (r == 0 && l.buf)
