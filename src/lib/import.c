@@ -2284,11 +2284,14 @@ static int dep5_load(struct dep5 *d, int rootfd, struct fw_strv *pkgs)
  * match more specific than "*". A copyright file speaks only for what its
  * package ships: where the packages' metainfo says which ship the file,
  * the others' copyright files are not asked (firmware-sof-signed's
- * "Files: *" must not give s5p-mfc.fw its licence). NULL if none. */
+ * "Files: *" must not give s5p-mfc.fw its licence). A file no metainfo
+ * lists that only the "Files: *" of several packages match, with other
+ * licences, is not guessed (firmware-sof-signed's or firmware-zd1211's?).
+ * NULL if none. */
 static const char *dep5_licence(const struct dep5 *d, const struct owners *ow, const char *name)
 {
 	const char *any = NULL;
-	bool claimed = owner_of(ow, name) != NULL;
+	bool claimed = owner_of(ow, name) != NULL, ambiguous = false;
 
 	for (size_t i = 0; i < d->nfiles; i++) {
 		const struct dep5_file *f = &d->files[i];
@@ -2306,10 +2309,12 @@ static const char *dep5_licence(const struct dep5 *d, const struct owners *ow, c
 				}
 		if (last && !star)
 			return last->licence;
+		if (last && any && strcmp(any, last->licence) != 0)
+			ambiguous = true;
 		if (last && !any)
 			any = last->licence;
 	}
-	return any;
+	return ambiguous ? NULL : any;
 }
 
 /* ---- --no-whence: a WHENCE for an installed tree ---- */
