@@ -112,6 +112,26 @@ struct addr_state {
 	uint32_t seg, lin; /* 02: segment << 4; 04: upper << 16 */
 };
 
+/* Zero n bytes (padding, the end record). Not with memset, which this file
+ * promises not to need: nor with a plain loop or "= { 0 }", which gcc and
+ * clang turn into a call to memset. A volatile store stays a store
+ * (tests/images/run checks the object with nm at every -O level). */
+static void zero(uint8_t *p, size_t n)
+{
+	volatile uint8_t *v = p;
+
+	while (n--)
+		*v++ = 0;
+}
+
+static void walk_init(struct walk *w, const char *text, size_t len, struct addr_state *a)
+{
+	w->p = text;
+	w->e = text + len;
+	w->line = 0;
+	a->seg = a->lin = 0;
+}
+
 static enum ihex_error record_meta(const struct rec *r, struct addr_state *a, struct ihex_info *info)
 {
 	switch (r->type) {
@@ -165,13 +185,19 @@ static enum ihex_error ierr(struct ihex_err *err, enum ihex_error code, unsigned
 enum ihex_error ihex_scan(const char *text, size_t len, struct ihex_run *runs, size_t max_runs,
 			  struct ihex_info *info, struct ihex_err *err)
 {
-	struct walk w = { text, text + len, 0 };
-	struct addr_state a = { 0, 0 };
+	struct walk w;
+	struct addr_state a;
 	const char *ls, *le;
 	int seen_eof = 0;
 	struct rec r;
 
-	*info = (struct ihex_info){ 0 };
+	/* Field by field: clang builds an initialised struct with memset, even
+	 * at -O0, and gcc a compound literal (see zero()). */
+	walk_init(&w, text, len, &a);
+	info->nruns = 0;
+	info->records = info->lines = 0;
+	info->has_start = info->has_cs_ip = 0;
+	info->start = info->cs_ip = 0;
 	while (next_line(&w, &ls, &le)) {
 		uint64_t off = (uint64_t)(ls - text);
 		enum ihex_error e;
@@ -242,11 +268,12 @@ enum ihex_error ihex_scan(const char *text, size_t len, struct ihex_run *runs, s
 
 void ihex_fill(const char *text, size_t len, uint8_t *out, uint32_t base, uint64_t outlen)
 {
-	struct walk w = { text, text + len, 0 };
-	struct addr_state a = { 0, 0 };
+	struct walk w;
+	struct addr_state a;
 	const char *ls, *le;
 	struct rec r;
 
+	walk_init(&w, text, len, &a);
 	while (next_line(&w, &ls, &le)) {
 		if (decode(ls, le, &r) != IHEX_OK || record_meta(&r, &a, NULL) != IHEX_OK)
 			return;
@@ -324,10 +351,10 @@ size_t ihex_bin_put(uint8_t *out, uint32_t addr, const uint8_t *data, uint16_t n
 {
 	size_t sz = ihex_bin_size(n);
 
-	for (size_t i = 0; i < sz; i++)
-		out[i] = 0;
-	if (n == 0)
+	if (n == 0) {
+		zero(out, IHEX_BIN_HDR);
 		return sz;
+	}
 	out[0] = (uint8_t)(addr >> 24);
 	out[1] = (uint8_t)(addr >> 16);
 	out[2] = (uint8_t)(addr >> 8);
@@ -335,5 +362,6 @@ size_t ihex_bin_put(uint8_t *out, uint32_t addr, const uint8_t *data, uint16_t n
 	out[4] = (uint8_t)(n >> 8);
 	out[5] = (uint8_t)n;
 	memcpy(out + IHEX_BIN_HDR, data, n);
+	zero(out + IHEX_BIN_HDR + n, sz - IHEX_BIN_HDR - n);
 	return sz;
 }

@@ -265,6 +265,11 @@ int fw_img_add_elf(struct fw_img *im, const char *path, struct fw_diag *d)
 			memsz = eget(&e, p + 20, 4);
 			flags = eget(&e, p + 24, 4);
 		}
+		/* An empty PT_LOAD loads nothing (GNU ld makes one for a PHDRS
+		 * entry no section falls in); objcopy and the kernel's remoteproc
+		 * ELF loader skip it. */
+		if (filesz == 0 && memsz == 0)
+			continue;
 		if (off > len || filesz > len - off) {
 			fw_diag_add(d, path, 0, "program header %u: segment out of bounds (offset %llu, size %llu)",
 				    i, (unsigned long long)off, (unsigned long long)filesz);
@@ -296,8 +301,7 @@ int fw_img_add_elf(struct fw_img *im, const char *path, struct fw_diag *d)
 			if (r < 0)
 				goto out_r;
 		}
-		if (memsz)
-			nload++;
+		nload++;
 		r = -EINVAL;
 	}
 	if (!nload) {

@@ -173,6 +173,26 @@ TEST(binary_records)
 	CHECK_EQ_INT(off, k);
 }
 
+/* Padding and the end record are zeroed by ihex_bin_put itself, whatever
+ * the buffer held. */
+TEST(binary_put_over_garbage)
+{
+	uint8_t b[32];
+	uint8_t d[5] = { 9, 8, 7, 6, 5 };
+	size_t k;
+
+	memset(b, 0xff, sizeof(b));
+	k = ihex_bin_put(b, 0x1234, d, 5); /* 6 + 5 -> 12 */
+	CHECK_EQ_INT(k, 12);
+	CHECK_EQ_INT(b[11], 0);
+	CHECK_EQ_INT(b[12], 0xff); /* nothing past the record */
+	k += ihex_bin_put(b + k, 0, NULL, 0);
+	CHECK_EQ_INT(k, 18);
+	for (size_t i = 12; i < 18; i++)
+		CHECK_EQ_INT(b[i], 0);
+	CHECK_EQ_INT(b[18], 0xff);
+}
+
 TEST(binary_bad)
 {
 	uint8_t b[64];
