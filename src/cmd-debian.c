@@ -9,7 +9,6 @@
 
 #include "debian.h"
 #include "fwdist.h"
-#include "modmap.h"
 #include "util.h"
 
 static void help(void)
@@ -53,15 +52,12 @@ static int option(void *ctx, int c, const char *arg)
 static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw_diag *d,
 		    bool templates, char **buf, size_t *len)
 {
-	struct fw_modmap m = { 0 };
 	struct fw_plan p = { 0 };
 	FILE *f;
 	int pkg = fw_split_find(&t->split, cli->pkgs[0]);
-	int r = fw_debian_load_modmap(t, &m, d);
+	int r = fw_plan_build(&p, t, &(struct fw_plan_opts){ .sel = cli->sel, .comp = FW_COMP_NONE,
+							      .no_licences = true }, d);
 
-	if (r == 0)
-		r = fw_plan_build(&p, t, &(struct fw_plan_opts){ .sel = cli->sel, .comp = FW_COMP_NONE,
-								  .no_licences = true }, d);
 	if (r == 0 && d->n)
 		r = -EINVAL;
 	if (r == 0) {
@@ -70,13 +66,12 @@ static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw
 			r = -errno;
 		else {
 			r = templates ? fw_debian_templates(f, &p, pkg, d) :
-					fw_debian_metainfo(f, &p, pkg, &m, d);
+					fw_debian_metainfo(f, &p, pkg, d);
 			if (fclose(f) != 0 && r == 0)
 				r = -ENOMEM;
 		}
 	}
 	fw_plan_free(&p);
-	fw_modmap_free(&m);
 	return r;
 }
 

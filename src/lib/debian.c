@@ -396,8 +396,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, const struct fw_modmap *m,
-		       struct fw_diag *d)
+static int metainfo_with(FILE *f, const struct fw_plan *p, int pkg, const struct fw_modmap *m,
+			 struct fw_diag *d)
 {
 	const struct fw_tree *t = p->t;
 	const struct fw_plan_entry **v;
@@ -499,7 +499,9 @@ out:
 	return r;
 }
 
-int fw_debian_load_modmap(const struct fw_tree *t, struct fw_modmap *m, struct fw_diag *d)
+/* Load manifests/modules of t if it exists (m stays empty otherwise).
+ * Findings go to d. 0, -EINVAL (a finding), or -errno. */
+static int load_modmap(const struct fw_tree *t, struct fw_modmap *m, struct fw_diag *d)
 {
 	char *buf = NULL;
 	size_t len;
@@ -514,6 +516,17 @@ int fw_debian_load_modmap(const struct fw_tree *t, struct fw_modmap *m, struct f
 	free(buf);
 	if (r == 0 && d && d->n > before)
 		r = -EINVAL;
+	return r;
+}
+
+int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d)
+{
+	struct fw_modmap m = { 0 };
+	int r = load_modmap(p->t, &m, d);
+
+	if (r == 0)
+		r = metainfo_with(f, p, pkg, &m, d);
+	fw_modmap_free(&m);
 	return r;
 }
 

@@ -43,15 +43,11 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d);
 
 /* AppStream metainfo of package pkg: component type firmware, one
  * <firmware type="runtime"> per request name p installs for it (files and
- * links), and a <modalias> for each alias manifests/modules gives one of
- * those names (m may be NULL). 0 or -EINVAL (finding in d), -ENOMEM. */
-struct fw_modmap;
-int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, const struct fw_modmap *m,
-		       struct fw_diag *d);
-
-/* Load manifests/modules of t if it exists (m stays empty otherwise).
- * Findings go to d. 0, -EINVAL (a finding), or -errno. */
-int fw_debian_load_modmap(const struct fw_tree *t, struct fw_modmap *m, struct fw_diag *d);
+ * links), and a <modalias> for each alias the plan's tree's
+ * manifests/modules (when it has one) gives one of those names. 0 or
+ * -EINVAL (finding in d: also a damaged manifests/modules), -ENOMEM or
+ * -errno. */
+int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d);
 
 /* The whole committed file: debian/<file>.in of t's root, then the
  * generated part. *buf is a new string. -ENOENT when the tree has no
