@@ -162,7 +162,7 @@ deb:
 
 # An APT repository of those packages in out/repo (suite SUITE, default
 # bookworm): pool/, dists/SUITE/{main,non-free-firmware}/binary-all/Packages(.xz),
-# Release, Contents-firmware.
+# Release, and Contents-firmware at the top, as Debian 12's installer reads it.
 repo: deb
 	scripts/build-repo
 
