@@ -162,7 +162,7 @@ deb:
 
 # An APT repository of those packages in out/repo (suite SUITE, default
 # bookworm): pool/, dists/SUITE/{main,non-free-firmware}/binary-all/Packages(.xz),
-# Release, Contents-firmware.
+# Release, and Contents-firmware at the top, as Debian 12's installer reads it.
 repo: deb
 	scripts/build-repo
 
@@ -242,8 +242,8 @@ install-tools: tools
 	install -D -m 0755 $(FWDIST) "$(DESTDIR)$(BINDIR)/fwdist"
 	install -D -m 0644 src/fwdist.1 "$(DESTDIR)$(MANDIR)/man1/fwdist.1"
 	install -D -m 0644 src/fwimage.5 "$(DESTDIR)$(MANDIR)/man5/fwimage.5"
-	install -D -m 0755 scripts/initramfs-tools/fwdist-firmware \
-		"$(DESTDIR)$(PREFIX)/share/initramfs-tools/hooks/fwdist-firmware"
+	install -D -m 0755 scripts/initramfs-tools/zz-fwdist-firmware \
+		"$(DESTDIR)$(PREFIX)/share/initramfs-tools/hooks/zz-fwdist-firmware"
 	install -D -m 0755 scripts/dracut/90fwdist-firmware/module-setup.sh \
 		"$(DESTDIR)$(PREFIX)/lib/dracut/modules.d/90fwdist-firmware/module-setup.sh"
 
