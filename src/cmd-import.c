@@ -15,7 +15,7 @@ static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
 	       "                     [--licence-dir D]... [--map FILE]\n"
-	       "                     [--no-whence [--debian-copyright]]\n"
+	       "                     [--no-whence [--debian-copyright] [--vouch]]\n"
 	       "\n"
 	       "Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
 	       "licence files) and write firmware/, WHENCE, LICENSES/ and manifests/ of this\n"
@@ -39,6 +39,10 @@ static void help(void)
 	       "                     usr/share/doc/<package>/copyright found in SRC, and\n"
 	       "                     each package (usr/share/metainfo/<package>.metainfo.xml)\n"
 	       "                     a package of the split\n"
+	       "  --vouch            with --no-whence: the files no licence information\n"
+	       "                     covers are non-free under LicenseRef-fwdist-vouched\n"
+	       "                     (you vouch for them; without it they are refused),\n"
+	       "                     so that a tree you have can be checksummed and verified\n"
 	       "\n"
 	       "Exit 0 when DIR was written with every entry of SRC; 1 when nothing was\n"
 	       "written, or DIR was written without some (a licence unknown, a text missing,\n"
@@ -50,7 +54,7 @@ struct opts {
 	const char *into, *map;
 	const char **dirs;
 	size_t ndirs;
-	bool allow_missing, link, no_whence, debian_copyright;
+	bool allow_missing, link, no_whence, debian_copyright, vouch;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -75,6 +79,9 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'd':
 		o->debian_copyright = true;
+		return EXIT_OK;
+	case 'v':
+		o->vouch = true;
 		return EXIT_OK;
 	case 'L': {
 		const char **v = realloc(o->dirs, (o->ndirs + 1) * sizeof(*v));
@@ -107,6 +114,7 @@ int cmd_import(int argc, char **argv)
 		{ "link", no_argument, NULL, 'l' },
 		{ "no-whence", no_argument, NULL, 'n' },
 		{ "debian-copyright", no_argument, NULL, 'd' },
+		{ "vouch", no_argument, NULL, 'v' },
 		{ "licence-dir", required_argument, NULL, 'L' },
 		{ "license-dir", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
@@ -177,10 +185,14 @@ int cmd_import(int argc, char **argv)
 		.src = cli.args[0], .into = o.into, .map_path = map,
 		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
 		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
-		.debian_copyright = o.debian_copyright,
+		.debian_copyright = o.debian_copyright, .vouch = o.vouch,
 	};
 	if (o.debian_copyright && !o.no_whence) {
 		ret = fw_usage("import", "--debian-copyright goes with --no-whence");
+		goto out;
+	}
+	if (o.vouch && !o.no_whence) {
+		ret = fw_usage("import", "--vouch goes with --no-whence");
 		goto out;
 	}
 	r = fw_import(&io, &rep, &d);

@@ -257,6 +257,39 @@ const struct fw_licmap_entry *fw_licmap_find(const struct fw_licmap *m, const ch
 	return bsearch(key, m->v, m->n, sizeof(*m->v), cmp_key);
 }
 
+/* --vouch: the installed tree's wording classified as FW_IMPORT_VOUCHED,
+ * unless the map classifies it itself. Kept sorted. 0 or -ENOMEM. */
+static int licmap_vouch(struct fw_licmap *m)
+{
+	struct fw_licmap_entry e = {
+		.key = strdup("text:" FW_IMPORT_INSTALLED_WORDING),
+		.expr = strdup(FW_IMPORT_VOUCHED),
+		.cat = FW_CAT_NONFREE,
+		.reason = strdup("an installed tree its importer vouches for (import --vouch); "
+				 "its licence is not classified"),
+	};
+	size_t at = 0;
+
+	if (!e.key || !e.expr || !e.reason || fw_grow(&m->v, &m->cap, m->n, sizeof(*m->v)) < 0) {
+		free(e.key);
+		free(e.expr);
+		free(e.reason);
+		return -ENOMEM;
+	}
+	if (fw_licmap_find(m, e.key)) {
+		free(e.key);
+		free(e.expr);
+		free(e.reason);
+		return 0;
+	}
+	while (at < m->n && strcmp(m->v[at].key, e.key) < 0)
+		at++;
+	memmove(&m->v[at + 1], &m->v[at], (m->n - at) * sizeof(*m->v));
+	m->v[at] = e;
+	m->n++;
+	return 0;
+}
+
 /* The category and reason of an id: its id: line, else a file: or text:
  * line whose expression is exactly the id. */
 static const struct fw_licmap_entry *licmap_id(const struct fw_licmap *m, const char *id)
@@ -2427,7 +2460,7 @@ static bool same_lic(const char *a, const char *b)
 }
 
 #define SYNTH_SEP "--------------------------------------------------------------------------\n\n"
-#define SYNTH_UNKNOWN "Licence: Unknown: an installed tree without licence information.\n\n"
+#define SYNTH_UNKNOWN "Licence: " FW_IMPORT_INSTALLED_WORDING "\n\n"
 
 /* Every regular file a File:, every symlink a Link:. Without DEP-5 files,
  * in one block whose licence is the wording SYNTH_UNKNOWN (the map decides
@@ -2568,6 +2601,8 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		r = fw_licmap_parse(&im.map, o->map_path, buf, len, d);
 		free(buf);
 		buf = NULL;
+		if (r == 0 && o->vouch)
+			r = licmap_vouch(&im.map);
 		if (r < 0)
 			goto out;
 		if (d->n != before) {

@@ -15,6 +15,12 @@
 /* The licence of what import refuses (unknown licence, text not found):
  * undistributable, its text written by import itself. */
 #define FW_IMPORT_REFUSED "LicenseRef-fwdist-refused"
+/* --vouch: the licence of an installed tree's files no licence information
+ * covers, when whoever imports it vouches for them (non-free: binary
+ * redistribution as far as they know; never classified). */
+#define FW_IMPORT_VOUCHED "LicenseRef-fwdist-vouched"
+/* The Licence: wording import gives those files (--no-whence). */
+#define FW_IMPORT_INSTALLED_WORDING "Unknown: an installed tree without licence information."
 
 /* One line of manifests/licence-map: KEY<TAB>EXPRESSION<TAB>CATEGORY<TAB>REASON.
  * KEY is "file:NAME" (an upstream licence file), "text:WORDING" (an inline
@@ -63,6 +69,7 @@ struct fw_import_opts {
 	bool link;                 /* hard-link blobs where possible */
 	bool no_whence;            /* SRC is an installed tree: every file a File: */
 	bool debian_copyright;     /* licences from SRC's usr/share/doc/<pkg>/copyright */
+	bool vouch;                /* no_whence: what no licence covers is FW_IMPORT_VOUCHED */
 };
 
 /* What an import found and did; every list is of printable lines. */
