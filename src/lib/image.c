@@ -201,15 +201,24 @@ int fw_img_add_elf(struct fw_img *im, const char *path, struct fw_diag *d)
 {
 	uint8_t *buf;
 	size_t len;
-	struct elf e;
-	uint64_t phoff, entry;
-	unsigned phentsize, phnum, nload = 0;
 	int r = read_input(path, &buf, &len, d);
 
 	if (r < 0)
 		return r;
+	r = fw_img_add_elf_mem(im, path, buf, len, d);
+	free(buf);
+	return r;
+}
+
+int fw_img_add_elf_mem(struct fw_img *im, const char *path, const uint8_t *buf, size_t len,
+		       struct fw_diag *d)
+{
+	struct elf e;
+	uint64_t phoff, entry;
+	unsigned phentsize, phnum, nload = 0;
+	int r = -EINVAL;
+
 	e.b = buf;
-	r = -EINVAL;
 	if (len < 52 || memcmp(buf, "\x7f" "ELF", 4) != 0) {
 		fw_diag_add(d, path, 0, "not an ELF file");
 		goto out;
@@ -316,7 +325,6 @@ int fw_img_add_elf(struct fw_img *im, const char *path, struct fw_diag *d)
 out_r:
 	r = too_many(r, path, d);
 out:
-	free(buf);
 	return r;
 }
 

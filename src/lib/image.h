@@ -43,6 +43,9 @@ int fw_img_add_raw(struct fw_img *im, enum fwimage_type type, uint64_t addr, con
 		   struct fw_diag *d);
 int fw_img_add_bss(struct fw_img *im, uint64_t addr, uint64_t size, const char *what);
 int fw_img_add_elf(struct fw_img *im, const char *path, struct fw_diag *d);
+/* The same from len bytes in memory (path names them in findings). */
+int fw_img_add_elf_mem(struct fw_img *im, const char *path, const uint8_t *buf, size_t len,
+		       struct fw_diag *d);
 int fw_img_add_hex(struct fw_img *im, const char *path, struct fw_diag *d);
 int fw_img_add_ihexbin(struct fw_img *im, const char *path, struct fw_diag *d);
 /* Memory ranges of two sections overlap: -EINVAL, both named in d. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer targets for the binary readers: fwimage, tg3, Intel HEX (text and
- * the kernel's binary form) and the .modinfo of kernel modules; one binary
+ * the kernel's binary form), the .modinfo of kernel modules and the ELF
+ * reader of pack --from-elf; one binary
  * per target, chosen with -DFUZZ_<NAME> (make fuzz). */
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include "digest.h"
 #include "fwimage.h"
 #include "ihex.h"
+#include "image.h"
 #include "modinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -91,6 +93,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&m, 0, sizeof(m));
 	fw_modinfo_parse(&m, "fuzz.ko", data, size, &d);
 	fw_modinfo_free(&m);
+	fw_diag_free(&d);
+#elif defined(FUZZ_ELF)
+	struct fw_img im = { 0 };
+	struct fw_diag d = { 0 };
+
+	/* Every segment it takes is copied whole: ASan reads each byte. */
+	if (fw_img_add_elf_mem(&im, "fuzz.elf", data, size, &d) == 0)
+		for (size_t i = 0; i < im.n; i++) {
+			volatile uint8_t sink = 0;
+
+			if (im.v[i].size)
+				sink ^= im.v[i].data[im.v[i].size - 1];
+			(void)sink;
+		}
+	fw_img_free(&im);
 	fw_diag_free(&d);
 #else
 #error "define one FUZZ_<target>"
