@@ -261,26 +261,21 @@ const struct fw_licmap_entry *fw_licmap_find(const struct fw_licmap *m, const ch
  * unless the map classifies it itself. Kept sorted. 0 or -ENOMEM. */
 static int licmap_vouch(struct fw_licmap *m)
 {
-	struct fw_licmap_entry e = {
-		.key = strdup("text:" FW_IMPORT_INSTALLED_WORDING),
-		.expr = strdup(FW_IMPORT_VOUCHED),
-		.cat = FW_CAT_NONFREE,
-		.reason = strdup("an installed tree its importer vouches for (import --vouch); "
-				 "its licence is not classified"),
-	};
+	static const char key[] = "text:" FW_IMPORT_INSTALLED_WORDING;
+	struct fw_licmap_entry e = { .cat = FW_CAT_NONFREE };
 	size_t at = 0;
 
+	if (fw_licmap_find(m, key))
+		return 0;
+	e.key = strdup(key);
+	e.expr = strdup(FW_IMPORT_VOUCHED);
+	e.reason = strdup("an installed tree its importer vouches for (import --vouch); "
+			  "its licence is not classified");
 	if (!e.key || !e.expr || !e.reason || fw_grow(&m->v, &m->cap, m->n, sizeof(*m->v)) < 0) {
 		free(e.key);
 		free(e.expr);
 		free(e.reason);
 		return -ENOMEM;
-	}
-	if (fw_licmap_find(m, e.key)) {
-		free(e.key);
-		free(e.expr);
-		free(e.reason);
-		return 0;
 	}
 	while (at < m->n && strcmp(m->v[at].key, e.key) < 0)
 		at++;
@@ -1778,10 +1773,17 @@ static void owners_free(struct owners *ow)
 	fw_strv_free(&ow->pkgs);
 }
 
-static const char *owner_of(const struct owners *ow, const char *name)
+/* An entry for name (entries for one name are adjacent), or NULL. */
+static const struct owner *find_owner(const struct owners *ow, const char *name)
 {
 	struct owner key = { .name = (char *)name };
-	const struct owner *o = ow->n ? bsearch(&key, ow->v, ow->n, sizeof(key), cmp_owner) : NULL;
+
+	return ow->n ? bsearch(&key, ow->v, ow->n, sizeof(key), cmp_owner) : NULL;
+}
+
+static const char *owner_of(const struct owners *ow, const char *name)
+{
+	const struct owner *o = find_owner(ow, name);
 
 	return o ? o->pkg : NULL;
 }
@@ -1789,14 +1791,11 @@ static const char *owner_of(const struct owners *ow, const char *name)
 /* Does pkg's metainfo list name (of the packages that list it, any)? */
 static bool owned_by(const struct owners *ow, const char *name, const char *pkg)
 {
-	struct owner key = { .name = (char *)name };
-	const struct owner *o = ow->n ? bsearch(&key, ow->v, ow->n, sizeof(key), cmp_owner) : NULL;
+	const struct owner *o = find_owner(ow, name);
 
-	if (!o)
-		return false;
-	while (o > ow->v && strcmp(o[-1].name, name) == 0)
+	while (o && o > ow->v && strcmp(o[-1].name, name) == 0)
 		o--;
-	for (; o < ow->v + ow->n && strcmp(o->name, name) == 0; o++)
+	for (; o && o < ow->v + ow->n && strcmp(o->name, name) == 0; o++)
 		if (strcmp(o->pkg, pkg) == 0)
 			return true;
 	return false;
