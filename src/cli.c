@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "membudget.h"
 #include "util.h"
 
 const char *fw_tree_root = ".";
@@ -155,6 +157,7 @@ enum {
 	OPT_SELECT,
 	OPT_DESTDIR,
 	OPT_FWDIR,
+	OPT_MEMORY,
 	OPT_HELP = 'h',
 	OPT_JOBS = 'j',
 };
@@ -169,6 +172,7 @@ static const struct {
 	{ FW_CLI_DEST, { "destdir", required_argument, NULL, OPT_DESTDIR } },
 	{ FW_CLI_DEST, { "firmware-dir", required_argument, NULL, OPT_FWDIR } },
 	{ FW_CLI_JOBS, { "jobs", required_argument, NULL, OPT_JOBS } },
+	{ FW_CLI_MEMORY, { "memory-limit", required_argument, NULL, OPT_MEMORY } },
 	{ ~0u, { "help", no_argument, NULL, OPT_HELP } },
 };
 
@@ -182,6 +186,56 @@ static int parse_jobs(struct fw_cli *c, const char *arg)
 		return fw_usage(c->cmd, "--jobs takes a number from 1 to %d, not '%s'", FW_JOBS_MAX,
 				fw_esc(arg));
 	c->jobs = (unsigned)n;
+	return -1;
+}
+
+/* SIZE: decimal bytes, or with K, M, G (also written KiB, MiB, GiB):
+ * binary multiples, as xz's --memlimit takes them. At least 1 byte; "MB"
+ * is refused rather than guessed. 0 or -EINVAL. */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	unsigned long long n;
+	unsigned shift = 0;
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return -EINVAL; /* strtoull would take "-1" and " 1" */
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (errno || end == arg)
+		return -EINVAL;
+	switch (*end) {
+	case 'K': case 'k':
+		shift = 10;
+		break;
+	case 'M': case 'm':
+		shift = 20;
+		break;
+	case 'G': case 'g':
+		shift = 30;
+		break;
+	case '\0':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (shift && *++end && strcmp(end, "iB") != 0)
+		return -EINVAL;
+	if (n == 0 || n > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
+
+/* --memory-limit SIZE: the process's budget for codecs (membudget.h). */
+static int parse_memory(struct fw_cli *c, const char *arg)
+{
+	uint64_t n;
+
+	if (parse_size(arg, &n) < 0)
+		return fw_usage(c->cmd, "--memory-limit takes a size in bytes, or with a K, M "
+				"or G suffix (such as 512M), not '%s'", fw_esc(arg));
+	fw_mem_set_limit(n);
 	return -1;
 }
 
@@ -239,6 +293,9 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 			break;
 		case OPT_FWDIR:
 			c->fwdir = optarg;
+			break;
+		case OPT_MEMORY:
+			ret = parse_memory(c, optarg);
 			break;
 		case OPT_HELP:
 			help();

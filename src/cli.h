@@ -40,6 +40,7 @@ enum fw_cli_shared {
 	FW_CLI_SELECT = 1u << 2,  /* --select FILE */
 	FW_CLI_DEST = 1u << 3,    /* --destdir DIR, --firmware-dir DIR */
 	FW_CLI_JOBS = 1u << 4,    /* -j, --jobs N: worker threads, 1 to FW_JOBS_MAX */
+	FW_CLI_MEMORY = 1u << 5,  /* --memory-limit SIZE: what the codecs may hold (membudget.h) */
 };
 
 struct fw_cli {

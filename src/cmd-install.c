@@ -53,56 +53,19 @@ static void help(void)
 	       "                        and compress as asked whatever the kernel config says\n"
 	       "  -j, --jobs N          worker threads (default: one per CPU); they take the\n"
 	       "                        largest blobs first\n"
-	       "  --memory-limit SIZE   memory the compressing workers may use together\n"
-	       "                        (bytes, or with a K, M or G suffix; default a\n"
-	       "                        quarter of RAM, at most 512M): a worker whose\n"
-	       "                        encoder does not fit waits for one to finish (xz\n"
-	       "                        needs up to 93M a blob, zstd 53M, less for small\n"
-	       "                        blobs). Below one encoder's need, one compresses\n"
-	       "                        at a time. Plain copies need no encoder\n"
+	       "  --memory-limit SIZE   memory the xz/zstd encoders and decoders may hold\n"
+	       "                        together (bytes, or with a K, M or G suffix;\n"
+	       "                        default a quarter of RAM, at most 512M): a worker\n"
+	       "                        whose codec does not fit waits for one to finish\n"
+	       "                        (an xz encoder needs up to 93M a blob, zstd 53M,\n"
+	       "                        less for small blobs; a decoder what the file's\n"
+	       "                        header declares). Below one codec's need, one runs\n"
+	       "                        at a time. Plain copies need no codec\n"
 	       "  -q, --quiet           no progress line and no summary\n"
 	       "  --require-signature --cert CERT\n"
 	       "                        first check manifests/pins.p7s against CERT and the\n"
 	       "                        tree against the signed pins (see fwdist sign);\n"
 	       "                        nothing is installed unless both hold\n");
-}
-
-/* SIZE: decimal bytes, or with K, M, G (also written KiB, MiB, GiB):
- * binary multiples, as xz's --memlimit takes them. At least 1 byte; "MB"
- * is refused rather than guessed. 0 or -EINVAL. */
-static int parse_size(const char *arg, uint64_t *out)
-{
-	unsigned long long n;
-	unsigned shift = 0;
-	char *end;
-
-	if (*arg < '0' || *arg > '9')
-		return -EINVAL; /* strtoull would take "-1" and " 1" */
-	errno = 0;
-	n = strtoull(arg, &end, 10);
-	if (errno || end == arg)
-		return -EINVAL;
-	switch (*end) {
-	case 'K': case 'k':
-		shift = 10;
-		break;
-	case 'M': case 'm':
-		shift = 20;
-		break;
-	case 'G': case 'g':
-		shift = 30;
-		break;
-	case '\0':
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (shift && *++end && strcmp(end, "iB") != 0)
-		return -EINVAL;
-	if (n == 0 || n > (UINT64_MAX >> shift))
-		return -EINVAL;
-	*out = (uint64_t)n << shift;
-	return 0;
 }
 
 static void progress(void *ctx, size_t done, size_t total, uint64_t bytes)
@@ -148,11 +111,6 @@ static int option(void *ctx, int c, const char *arg)
 	case 'q':
 		o->quiet = true;
 		return EXIT_OK;
-	case 'M':
-		if (parse_size(arg, &o->inst.memory_limit) < 0)
-			return fw_usage("install", "--memory-limit takes a size in bytes, or with a K, M "
-					"or G suffix (such as 512M), not '%s'", arg);
-		return EXIT_OK;
 	case 'S':
 		o->require_signature = true;
 		return EXIT_OK;
@@ -172,14 +130,13 @@ int cmd_install(int argc, char **argv)
 		{ "dedup", no_argument, NULL, 'D' },
 		{ "no-licenses", no_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'F' },
-		{ "memory-limit", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "require-signature", no_argument, NULL, 'S' },
 		{ "cert", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_cli cli = FW_CLI_INIT("install", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST |
-						       FW_CLI_JOBS);
+						       FW_CLI_JOBS | FW_CLI_MEMORY);
 	struct opts o = { .plan.comp = FW_COMP_NONE };
 	struct fw_install_result res;
 	struct fw_plan plan = { 0 };

@@ -40,6 +40,8 @@ static void help(void)
 	       "  --output DIR       the directory to prepare\n"
 	       "  --module FILE      a module whose firmware to embed (repeatable)\n"
 	       "  --modules-dir DIR  every module below DIR\n"
+	       "  --memory-limit SIZE  memory the decoders of .ko.xz/.ko.zst may hold\n"
+	       "                     (as for install)\n"
 	       "  --check CONFIG     report each name of CONFIG's CONFIG_EXTRA_FIRMWARE the\n"
 	       "                     tree cannot serve: absent, undistributable, or (in its\n"
 	       "                     CONFIG_EXTRA_FIRMWARE_DIR) only compressed\n"
@@ -133,7 +135,8 @@ int cmd_kconfig(int argc, char **argv)
 		{ "modules-dir", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fw_cli cli = FW_CLI_INIT("kconfig", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT);
+	struct fw_cli cli = FW_CLI_INIT("kconfig", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT |
+						     FW_CLI_MEMORY);
 	struct opts o = { 0 };
 	struct fw_diag d = { 0 }, md = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };

@@ -32,6 +32,8 @@ static void help(void)
 	       "  --compress=C        the install to describe: none (default), xz or zstd\n"
 	       "  --write-map         write manifests/modules: for each name WHENCE lists,\n"
 	       "                      the modules requesting it and their modaliases\n"
+	       "  --memory-limit SIZE memory the decoders of .ko.xz/.ko.zst may hold\n"
+	       "                      (as for install)\n"
 	       "  --json              machine-readable output\n"
 	       "\n"
 	       "Exit status 1 when a module cannot be read, a name a driver needs is\n"
@@ -121,7 +123,7 @@ int cmd_modules(int argc, char **argv)
 		{ "write-map", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fw_cli cli = FW_CLI_INIT("modules", FW_CLI_JSON);
+	struct fw_cli cli = FW_CLI_INIT("modules", FW_CLI_JSON | FW_CLI_MEMORY);
 	struct opts o = { .comp = FW_COMP_NONE };
 	struct fw_diag d = { 0 }, md = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };

@@ -30,6 +30,7 @@ static void help(void)
 	       "  --select FILE         only these names or globs (as for install); the\n"
 	       "                        record keeps the rest\n"
 	       "  --force               also remove recorded files changed since install\n"
+	       "  --memory-limit SIZE   memory the xz/zstd decoders may hold (as for install)\n"
 	       "  -q, --quiet           no summary\n");
 }
 
@@ -61,7 +62,8 @@ int cmd_uninstall(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fw_cli cli = FW_CLI_INIT("uninstall", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST);
+	struct fw_cli cli = FW_CLI_INIT("uninstall", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST |
+							   FW_CLI_MEMORY);
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct opts o = { 0 };
 	struct fw_uninstall_result res;

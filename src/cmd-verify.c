@@ -34,6 +34,9 @@ static void help(void)
 	       "  --ignore-extra        do not report unexpected entries (a shared /lib/firmware)\n"
 	       "  -j, --jobs N          threads hashing (default: one per CPU); the report\n"
 	       "                        and its order are the same whatever N\n"
+	       "  --memory-limit SIZE   memory the xz/zstd decoders may hold together\n"
+	       "                        (as for install; default a quarter of RAM, at\n"
+	       "                        most 512M)\n"
 	       "  --json                machine-readable output\n");
 }
 
@@ -62,7 +65,7 @@ int cmd_verify(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_cli cli = FW_CLI_INIT("verify", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT |
-					FW_CLI_DEST | FW_CLI_JOBS);
+					FW_CLI_DEST | FW_CLI_JOBS | FW_CLI_MEMORY);
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct fw_verify_opts o = { 0 };
 	void *ctx[2] = { &po, &o };

@@ -9,12 +9,15 @@
 #include <unistd.h>
 
 #include <lzma.h>
-/* For ZSTD_estimateCStreamSize_usingCParams and ZSTD_getCParams, the
- * memory estimate fw_compress_memusage needs: zstd's "experimental" API,
- * exported by libzstd.so all the same. Only that estimate uses it. */
+/* For ZSTD_estimateCStreamSize_usingCParams, ZSTD_getCParams and
+ * ZSTD_estimateDStreamSize_fromFrame, the memory estimates of
+ * fw_compress_memusage and fw_decompress_memusage: zstd's "experimental"
+ * API, exported by libzstd.so all the same. Only those estimates use it. */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <zstd_errors.h>
+
+#include "membudget.h"
 
 /*
  * Fixed buffers whatever the file size: memory stays bounded and the same
@@ -705,9 +708,70 @@ out:
 	return r;
 }
 
+/*
+ * What the xz decoder of the stream starting with buf (len bytes) needs:
+ * liblzma's estimate for the filters of its first block, whose header
+ * declares the dictionary the decoder allocates in full. A stream whose
+ * blocks declare larger dictionaries later is still bounded by
+ * XZ_DEC_MEMLIMIT; xz(1) writes one filter chain for every block.
+ */
+static uint64_t xz_dec_memusage(const unsigned char *buf, size_t len)
+{
+	lzma_stream_flags flags;
+	lzma_filter filters[LZMA_FILTERS_MAX + 1];
+	lzma_block block = { .version = 0, .filters = filters };
+	uint64_t need;
+
+	if (len < LZMA_STREAM_HEADER_SIZE + 1 ||
+	    lzma_stream_header_decode(&flags, buf) != LZMA_OK)
+		return XZ_DEC_MEMLIMIT; /* the decoder will refuse it; count the most */
+	buf += LZMA_STREAM_HEADER_SIZE;
+	len -= LZMA_STREAM_HEADER_SIZE;
+	if (buf[0] == 0)
+		return 0; /* the index: no block, nothing to decode */
+	block.check = flags.check;
+	block.header_size = lzma_block_header_size_decode(buf[0]);
+	if (block.header_size > len || lzma_block_header_decode(&block, NULL, buf) != LZMA_OK)
+		return XZ_DEC_MEMLIMIT;
+	need = lzma_raw_decoder_memusage(filters);
+	for (size_t i = 0; filters[i].id != LZMA_VLI_UNKNOWN; i++)
+		free(filters[i].options);
+	return need == UINT64_MAX || need > XZ_DEC_MEMLIMIT ? XZ_DEC_MEMLIMIT : need;
+}
+
+uint64_t fw_decompress_memusage(int fd, enum fw_compress c)
+{
+	/* A block header is at most 1024 bytes; a zstd frame header 18. */
+	unsigned char buf[LZMA_STREAM_HEADER_SIZE + LZMA_BLOCK_HEADER_SIZE_MAX];
+	size_t got = 0;
+	uint64_t dec;
+
+	if (c != FW_COMP_XZ && c != FW_COMP_ZSTD)
+		return 0;
+	/* pread: the decoder reads from the current offset, left as it was. */
+	while (got < sizeof(buf)) {
+		ssize_t n = pread(fd, buf + got, sizeof(buf) - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* a short or unreadable file: the decoder says so */
+		got += (size_t)n;
+	}
+	if (c == FW_COMP_XZ) {
+		dec = xz_dec_memusage(buf, got);
+	} else {
+		size_t z = ZSTD_estimateDStreamSize_fromFrame(buf, got);
+
+		/* Unreadable header: what the largest window we accept needs. */
+		dec = ZSTD_isError(z) ? ZSTD_estimateDStreamSize((size_t)1 << ZSTD_DEC_WINDOWLOG_MAX) : z;
+	}
+	return dec + 2 * IO_BUF_SIZE;
+}
+
 /* Run the decoder of c over st->fd with its two I/O buffers (one
  * allocation, freed before returning). 0 or -errno. */
-static int run_decoder(struct dec_state *st, enum fw_compress c)
+static int run_decoder_buffers(struct dec_state *st, enum fw_compress c)
 {
 	int r;
 
@@ -731,6 +795,17 @@ static int run_decoder(struct dec_state *st, enum fw_compress c)
 	return r;
 }
 
+/* run_decoder_buffers within the process's memory budget (membudget.h). */
+static int run_decoder(struct dec_state *st, enum fw_compress c)
+{
+	uint64_t need = fw_decompress_memusage(st->fd, c);
+	int r;
+
+	fw_mem_acquire(need);
+	r = run_decoder_buffers(st, c);
+	fw_mem_release(need);
+	return r;
+}
 int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LEN],
 			 uint64_t *size, unsigned *flags)
 {

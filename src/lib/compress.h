@@ -40,6 +40,14 @@ uint64_t fw_compress_memusage(enum fw_compress c, uint64_t size);
  * when liblzma cannot say. */
 #define FW_COMPRESS_MEM_MAX (96ull << 20)
 
+/* The memory the decoder of c needs for the file open on fd, from its
+ * header (read with pread: the offset stays): the xz dictionary its first
+ * block declares, or the zstd frame's window, as liblzma and libzstd
+ * estimate them, and the I/O buffers; at most the decoders' hard caps. 0
+ * for none. fw_digest_decompress and fw_decompress_buf take this from the
+ * process's memory budget (membudget.h) while they run. */
+uint64_t fw_decompress_memusage(int fd, enum fw_compress c);
+
 /* Flags reported by fw_digest_decompress about kernel compatibility. */
 #define FW_DECOMP_XZ_BAD_CHECK    0x1u /* xz stream check is not CRC32 (or NONE) */
 #define FW_DECOMP_ZSTD_NO_SIZE    0x2u /* zstd frame header lacks the content size */

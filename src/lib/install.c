@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "membudget.h"
 #include "record.h"
 #include "util.h"
 
@@ -58,11 +59,6 @@ struct ctx {
 	size_t done;
 	uint64_t bytes;
 	size_t *order;         /* copies, largest first: the workers' order; or NULL */
-	/* Compression memory: what the running encoders need together stays
-	 * under mem_limit (one always runs); taken first come, first served. */
-	uint64_t mem_limit, mem_used;
-	unsigned long mem_next, mem_serving;
-	pthread_cond_t mem_cond;
 	size_t batch_max;      /* copies a worker writes back and renames together */
 	atomic_bool unsynced;  /* changed since the last syncfs (settle) */
 	unsigned epoch;        /* settles so far */
@@ -525,34 +521,6 @@ out:
 		close(pfd);
 }
 
-/* Wait until need bytes of compression memory are free, in turn: one
- * encoder runs even when it alone needs more than the limit. */
-static void mem_acquire(struct ctx *c, uint64_t need)
-{
-	unsigned long ticket;
-
-	if (need == 0)
-		return; /* a plain copy: no encoder */
-	pthread_mutex_lock(&c->lock);
-	ticket = c->mem_next++;
-	while (ticket != c->mem_serving || (c->mem_used && c->mem_used + need > c->mem_limit))
-		pthread_cond_wait(&c->mem_cond, &c->lock);
-	c->mem_serving++;
-	c->mem_used += need;
-	pthread_cond_broadcast(&c->mem_cond); /* the next ticket may fit too */
-	pthread_mutex_unlock(&c->lock);
-}
-
-static void mem_release(struct ctx *c, uint64_t need)
-{
-	if (need == 0)
-		return;
-	pthread_mutex_lock(&c->lock);
-	c->mem_used -= need;
-	pthread_cond_broadcast(&c->mem_cond);
-	pthread_mutex_unlock(&c->lock);
-}
-
 static void *worker(void *arg)
 {
 	struct ctx *c = arg;
@@ -567,9 +535,9 @@ static void *worker(void *arg)
 		i = c->order ? c->order[k] : k;
 		if (!c->items[i].err) {
 			need = fw_compress_memusage(c->items[i].pe->comp, c->items[i].pe->size);
-			mem_acquire(c, need);
+			fw_mem_acquire(need);
 			do_copy(c, &c->items[i], &b);
-			mem_release(c, need);
+			fw_mem_release(need);
 			if (batch_full(c, &b))
 				commit_batch(c, &b);
 		}
@@ -1246,7 +1214,7 @@ static void run_workers(struct ctx *c)
 	 * a fixed threshold maps each large buffer alone and unmaps it on
 	 * free, at the cost of faulting it in anew for each blob (5% more
 	 * time with xz, which is why it is not always set). */
-	if (c->p->o.comp != FW_COMP_NONE && (uint64_t)jobs * FW_COMPRESS_MEM_MAX > c->mem_limit)
+	if (c->p->o.comp != FW_COMP_NONE && (uint64_t)jobs * FW_COMPRESS_MEM_MAX > fw_mem_limit())
 		mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	c->batch_max = 256 / jobs;
 	if (c->batch_max > BATCH_MAX)
@@ -1318,14 +1286,6 @@ static void count(const struct ctx *c, struct fw_install_result *res)
 	}
 }
 
-uint64_t fw_install_memory_default(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	uint64_t quarter = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 4 : 0;
-
-	return quarter && quarter < FW_INSTALL_MEMORY_MAX ? quarter : FW_INSTALL_MEMORY_MAX;
-}
-
 int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *o,
 	       struct fw_install_result *res, struct fw_diag *d)
 {
@@ -1335,8 +1295,6 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 	memset(res, 0, sizeof(*res));
 	res->failed = p->unsummed;
 	pthread_mutex_init(&c.lock, NULL);
-	pthread_cond_init(&c.mem_cond, NULL);
-	c.mem_limit = o->memory_limit ? o->memory_limit : fw_install_memory_default();
 	c.nitems = p->ncopies + p->nlinks;
 	c.ncopies = p->ncopies;
 	c.items = calloc(c.nitems + 1, sizeof(*c.items));
@@ -1435,7 +1393,6 @@ out:
 	free(c.items);
 	fw_records_free(&c.rec);
 	free(c.order);
-	pthread_cond_destroy(&c.mem_cond);
 	pthread_mutex_destroy(&c.lock);
 	return r;
 }

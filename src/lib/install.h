@@ -13,10 +13,6 @@
 struct fw_install_opts {
 	bool force;     /* replace what fwdist did not install, or changed since */
 	unsigned jobs;  /* worker threads; 0: one per online CPU */
-	/* Bytes the compression encoders running at once may need together
-	 * (fw_compress_memusage); 0: fw_install_memory_default(). A worker
-	 * whose blob does not fit waits; one encoder always runs. */
-	uint64_t memory_limit;
 	/* Called from the workers after each copy (serialised by the library). */
 	void (*progress)(void *ctx, size_t done, size_t total, uint64_t bytes);
 	void *progress_ctx;
@@ -33,13 +29,6 @@ struct fw_install_result {
 	size_t failed;      /* names not installed, or kept (reported in d) */
 	uint64_t bytes_in, bytes_out;
 };
-
-/* The default memory_limit: a quarter of the physical memory (xz -T0 limits
- * its threads so by default), at most FW_INSTALL_MEMORY_MAX. */
-uint64_t fw_install_memory_default(void);
-/* Five xz -6 encoders with their full dictionary (93 MiB each); far more
- * for small blobs, whose dictionary shrinks to their size. */
-#define FW_INSTALL_MEMORY_MAX (512ull << 20)
 
 /* Carry out plan p in the firmware directory fwfd (from fw_dest_open).
  * Every blob is hashed while it is copied into a temporary file beside its

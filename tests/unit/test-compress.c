@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <lzma.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_estimateDStreamSize_fromFrame */
 #include <zstd.h>
 
 #include "unit.h"
@@ -794,4 +795,86 @@ TEST(names_suffixes_parse)
 		CHECK_EQ_INT(fw_compress_parse(fw_compress_name(all_comp[i]), &c), 0);
 		CHECK_EQ_INT(c, all_comp[i]);
 	}
+}
+
+/* Encode data with liblzma's own encoder and a given dictionary, into a memfd. */
+static int xz_with_dict(const unsigned char *data, size_t len, uint32_t dict)
+{
+	lzma_options_lzma opt;
+	lzma_filter filters[] = {
+		{ .id = LZMA_FILTER_LZMA2, .options = &opt },
+		{ .id = LZMA_VLI_UNKNOWN, .options = NULL },
+	};
+	size_t cap = len + len / 2 + 4096, pos = 0;
+	unsigned char *out = malloc(cap);
+	int fd = -1;
+
+	if (!out || lzma_lzma_preset(&opt, 1))
+		goto out;
+	opt.dict_size = dict;
+	if (lzma_stream_buffer_encode(filters, LZMA_CHECK_CRC32, NULL, data, len, out, &pos, cap) ==
+	    LZMA_OK)
+		fd = mem_fd(out, pos);
+out:
+	free(out);
+	return fd;
+}
+
+/* The decoders' estimate: what the file's header declares (the xz block's
+ * dictionary, the zstd window), as liblzma and libzstd measure it, plus the
+ * two I/O buffers; nothing for a plain file; and reading it leaves the
+ * offset where the decoder starts. */
+TEST(decompress_memusage_from_header)
+{
+	size_t len = 200000;
+	unsigned char *data = make_data(len, 11), *z;
+	uint8_t dig[FW_SHA256_LEN];
+	uint64_t size = 0, need;
+	size_t zlen = 0;
+	lzma_stream strm = LZMA_STREAM_INIT;
+	unsigned char out[4096];
+	int fd;
+
+	CHECK(data);
+	CHECK(fw_decompress_memusage(-1, FW_COMP_NONE) == 0);
+	/* A 64 MiB dictionary declared for 200 kB: the decoder allocates it whole. */
+	fd = xz_with_dict(data, len, 64 * MIB);
+	CHECK(fd >= 0);
+	need = fw_decompress_memusage(fd, FW_COMP_XZ);
+	z = slurp(fd, &zlen);
+	CHECK(z);
+	CHECK(lzma_stream_decoder(&strm, UINT64_MAX, 0) == LZMA_OK);
+	strm.next_in = z;
+	strm.avail_in = zlen;
+	strm.next_out = out;
+	strm.avail_out = sizeof(out);
+	CHECK(lzma_code(&strm, LZMA_RUN) == LZMA_OK);
+	CHECK(lzma_memusage(&strm) > 64 * MIB);
+	CHECK(need >= lzma_memusage(&strm) && need < lzma_memusage(&strm) + 1 * MIB);
+	lzma_end(&strm);
+	free(z);
+	CHECK(lseek(fd, 0, SEEK_CUR) == 0);
+	CHECK(fw_digest_decompress(fd, FW_COMP_XZ, dig, &size, NULL) == 0 && size == len);
+	close(fd);
+	/* What fwdist's own encoder wrote: the dictionary shrunk to the blob. */
+	fd = compress_to_fd(data, len, FW_COMP_XZ);
+	CHECK(fd >= 0);
+	CHECK(fw_decompress_memusage(fd, FW_COMP_XZ) < 2 * MIB);
+	close(fd);
+	/* Not xz at all: counted as the most the decoder would ever take. */
+	fd = mem_fd("not xz", 6);
+	CHECK(fd >= 0);
+	CHECK(fw_decompress_memusage(fd, FW_COMP_XZ) >= 256 * MIB);
+	close(fd);
+	/* zstd: the frame's window, as libzstd estimates it for that frame. */
+	fd = compress_to_fd(data, len, FW_COMP_ZSTD);
+	CHECK(fd >= 0);
+	z = slurp(fd, &zlen);
+	CHECK(z);
+	need = fw_decompress_memusage(fd, FW_COMP_ZSTD);
+	CHECK(need == ZSTD_estimateDStreamSize_fromFrame(z, zlen) + 256 * 1024);
+	CHECK(need < 2 * MIB);
+	free(z);
+	close(fd);
+	free(data);
 }
