@@ -192,10 +192,12 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/images/run
 	@FWDIST=$(abspath $(FWDIST)) tests/import/run
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
+	@tests/debian/names
 
 # The packaging alone: builds, lintian, AppStream, reproducibility, a vendor split.
 check-debian: tools firmware
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
+	@tests/debian/names
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run

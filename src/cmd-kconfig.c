@@ -34,8 +34,10 @@ static void help(void)
 	       "\n"
 	       "The names: NAME arguments, and the firmware the given modules request that\n"
 	       "the tree has; with neither, every name of the selection (--package,\n"
-	       "--select; default: all). A name kbuild cannot take (blank, quote,\n"
-	       "backslash, '$', '#', ':', ...) is reported and left out.\n"
+	       "--select; default: all). kbuild puts each name into make rules, a\n"
+	       "shell command and assembler labels: a name with any character but\n"
+	       "A-Z a-z 0-9 _ - . , / is refused with its WHENCE line, and then\n"
+	       "nothing is written (exit 1). So is a DIR outside that set.\n"
 	       "\n"
 	       "  --output DIR       the directory to prepare\n"
 	       "  --module FILE      a module whose firmware to embed (repeatable)\n"
@@ -144,7 +146,7 @@ int cmd_kconfig(int argc, char **argv)
 	struct fw_plan p = { 0 };
 	bool have_plan = false;
 	const struct fw_plan_entry **v = NULL;
-	size_t n = 0, nbad = 0;
+	size_t n = 0, nbad = 0, refused = 0;
 	char *abs = NULL;
 	int ret, r;
 
@@ -214,34 +216,33 @@ int cmd_kconfig(int argc, char **argv)
 	}
 	/* Sorted, each name once (several modules may request one). */
 	fw_kbuild_sort(v, &n);
-	/* Names kbuild cannot take are left out and reported. */
-	{
-		size_t w = 0;
+	/* A name kbuild cannot take refuses the whole run before anything is
+	 * written: it would reach make and /bin/sh (see kbuild.c), and a
+	 * config that silently lacks a name asked for is no better. */
+	for (size_t i = 0; i < n; i++) {
+		const char *why = fw_kbuild_name_problem(v[i]->name);
+		const struct fw_whence_entry *we = fw_kbuild_entry(v[i]);
 
-		for (size_t i = 0; i < n; i++) {
-			const char *why = fw_kbuild_name_problem(v[i]->name);
-
-			if (why) {
-				fw_diag_add(&md, v[i]->name, 0,
-					    "cannot be in CONFIG_EXTRA_FIRMWARE: it holds %s", why);
-				nbad++;
-				continue;
-			}
-			v[w++] = v[i];
-		}
-		n = w;
+		if (!why)
+			continue;
+		fw_diag_add(&md, t.whence.path, we ? we->line : 0,
+			    "%s: %s: cannot be in CONFIG_EXTRA_FIRMWARE: it holds %s",
+			    we ? fw_entry_kind_name(we->kind) : "File", fw_esc(v[i]->name), why);
+		nbad++;
+		refused++;
+	}
+	if (refused) {
+		fw_print_diag(&md);
+		fw_err("kconfig: %zu name%s kbuild cannot take; nothing written (choose names with NAME..., --package or --select)",
+		       refused, refused == 1 ? "" : "s");
+		ret = EXIT_FINDING;
+		goto out;
 	}
 	r = fw_kbuild_prepare(&p, v, n, o.output, &abs, &md);
 	fw_print_diag(&md);
 	if (r == -ENOMEM)
 		goto nomem;
 	if (r < 0) {
-		ret = EXIT_FINDING;
-		goto out;
-	}
-	if (fw_kbuild_name_problem(abs)) {
-		fw_err("kconfig: %s: the path holds %s; kbuild cannot use it", fw_esc(abs),
-		       fw_kbuild_name_problem(abs));
 		ret = EXIT_FINDING;
 		goto out;
 	}

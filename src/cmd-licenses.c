@@ -138,8 +138,19 @@ int cmd_licenses(int argc, char **argv)
 				continue;
 			printf("%s{\"id\":", first ? "" : ",");
 			fw_json_str(stdout, p->id);
-			printf(",\"text\":\"%s/%s.txt\",\"category\":\"%s\",\"blobs\":%u,\"reason\":",
-			       FW_TREE_LICENSES, p->id, fw_category_name(p->cat), counts[i]);
+			/* The id is the policy file's text: through fw_json_str
+			 * like every other string from the tree. */
+			char *text = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, p->id);
+
+			if (!text) {
+				fw_err("out of memory");
+				goto out;
+			}
+			printf(",\"text\":");
+			fw_json_str(stdout, text);
+			free(text);
+			printf(",\"category\":\"%s\",\"blobs\":%u,\"reason\":",
+			       fw_category_name(p->cat), counts[i]);
 			fw_json_str(stdout, p->reason);
 			printf("}");
 			first = 0;

@@ -5,8 +5,10 @@
 
 #include <stdio.h>
 
-/* Write s as a JSON string literal (with quotes). Bytes that are not valid
- * UTF-8 are written as \u00XX of their value so the output stays valid. */
+/* Write s as a JSON string literal (with quotes; '"', '\\' and control
+ * characters escaped), or, when s is not valid UTF-8, as an array of its
+ * bytes as numbers ("b\xff" -> [98,255]): every JSON value of every command
+ * goes through here, so the output is always valid and exact. */
 void fw_json_str(FILE *f, const char *s);
 
 #endif

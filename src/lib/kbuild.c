@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,11 @@ int fw_kbuild_check(const struct fw_plan *p, const char *config, struct fw_kbuil
 	     w = strtok_r(NULL, " \t", &save)) {
 		const char *why = fw_kbuild_why_not(p, w);
 		int fd;
+
+		/* A name of the tree kbuild cannot take must not pass as served:
+		 * the build would run it through make and the shell. */
+		if (!why && fw_kbuild_name_problem(w))
+			why = "kbuild cannot take this name (only A-Z a-z 0-9 _ - . , /)";
 
 		if (!why && dirfd >= 0) {
 			/* The build reads CONFIG_EXTRA_FIRMWARE_DIR, not the tree:
@@ -166,9 +172,68 @@ void fw_kbuild_sort(const struct fw_plan_entry **v, size_t *n)
 	*n = w;
 }
 
+/*
+ * Which names kbuild can take, read from the kernel (6.1), not guessed.
+ * drivers/base/firmware_loader/builtin/Makefile:
+ *
+ *	firmware  := $(addsuffix .gen.o, $(CONFIG_EXTRA_FIRMWARE))
+ *	FWNAME    = $(patsubst $(obj)/%.gen.S,%,$@)
+ *	FWSTR     = $(subst $(comma),_,$(subst /,_,$(subst .,_,$(subst -,_,$(FWNAME)))))
+ *	filechk_fwbin = \
+ *		echo "_fw_$(FWSTR)_bin:"				;\
+ *		echo "    .incbin \"$(fwdir)/$(FWNAME)\""		;\
+ *		echo "    .string \"$(FWNAME)\""			;\
+ *	$(obj)/%.gen.S: FORCE
+ *		$(call filechk,fwbin)
+ *	$(addprefix $(obj)/, $(firmware)): $(obj)/%.gen.o: $(fwdir)/%
+ *
+ * and scripts/Kbuild.include's filechk runs { $(filechk_fwbin); } with
+ * /bin/sh. So a name is, in turn: a word of a make list (a blank splits
+ * it; '#' ends the line; '$' expands; ':', '%', '=', ';' mean something in a
+ * rule), text inside "..." of a shell command (a '`' or '$' runs a command,
+ * '"' and '\' end or escape the string), a GNU as string, and, with only
+ * '-', '.', '/' and ',' turned into '_', part of an assembler label
+ * (_fw_<FWSTR>_bin:), which holds letters, digits and '_' only.
+ * (Kbuild.include's depfile replaces ',' for the same reason: kbuild itself
+ * supports ',' in target names.) Bytes from 0x80 up are refused as well:
+ * GNU as happens to take them in a label, but nothing in kbuild says so
+ * and no upstream name needs them. Hence the allow-list below, and no escaping:
+ * a name is embedded in four languages, and one quoting cannot be right
+ * for all of them, so a name outside it is refused, never quoted.
+ */
+static bool kbuild_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.' || c == ',' || c == '/';
+}
+
 const char *fw_kbuild_name_problem(const char *name)
 {
-	return fw_kconfig_name_problem(name);
+	static _Thread_local char why[96];
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (kbuild_char(*p))
+			continue;
+		if (*p == ' ' || *p == '\t')
+			return "a blank (make splits words on blanks)";
+		if (*p == '\'')
+			snprintf(why, sizeof(why), "\"'\"");
+		else if (*p > 0x20 && *p < 0x7f)
+			snprintf(why, sizeof(why), "'%c'", *p);
+		else
+			snprintf(why, sizeof(why), "the byte 0x%02x", *p);
+		strncat(why, " (kbuild takes only A-Z a-z 0-9 _ - . , /)",
+			sizeof(why) - strlen(why) - 1);
+		return why;
+	}
+	return NULL;
+}
+
+const struct fw_whence_entry *fw_kbuild_entry(const struct fw_plan_entry *e)
+{
+	if (e->link)
+		return e->link->e;
+	return e->blob ? e->blob->e : NULL;
 }
 
 /* Build the directory under a temporary name beside out, then rename it
@@ -219,6 +284,14 @@ int fw_kbuild_prepare(const struct fw_plan *p, const struct fw_plan_entry **v, s
 		goto out;
 	}
 	*abs = base;
+	/* The directory goes into the same make rule and shell command as the
+	 * names (.incbin "$(fwdir)/$(FWNAME)"): checked before anything is made. */
+	if (fw_kbuild_name_problem(base)) {
+		fw_diag_add(d, "", 0, "--output %s: the path holds %s; kbuild cannot use it as CONFIG_EXTRA_FIRMWARE_DIR",
+			    fw_esc(base), fw_kbuild_name_problem(base));
+		r = -EINVAL;
+		goto out;
+	}
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISDIR(st.st_mode)) {
 			fw_diag_add(d, "", 0, "%s: %s", out, S_ISLNK(st.st_mode) ?

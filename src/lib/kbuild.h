@@ -11,9 +11,12 @@
 /* Why the tree cannot serve name to a kernel build (absent, undistributable,
  * a directory link, not installable), or NULL when the plan has its bytes. */
 const char *fw_kbuild_why_not(const struct fw_plan *p, const char *name);
-/* What in name kbuild cannot take in CONFIG_EXTRA_FIRMWARE (a blank, a
- * quote, ...), or NULL. */
+/* The first character of name (or of a CONFIG_EXTRA_FIRMWARE_DIR) outside
+ * what kbuild takes, A-Z a-z 0-9 _ - . , / (see kbuild.c), described for a
+ * message, or NULL. */
 const char *fw_kbuild_name_problem(const char *name);
+/* The WHENCE entry (File:, RawFile: or Link:) behind a plan entry, or NULL. */
+const struct fw_whence_entry *fw_kbuild_entry(const struct fw_plan_entry *e);
 
 /* Every name of a kernel config's CONFIG_EXTRA_FIRMWARE, with why the tree
  * cannot serve it (NULL: it can); with CONFIG_EXTRA_FIRMWARE_DIR set and

@@ -67,34 +67,6 @@ static int string_sym(struct fw_kconfig *k, const char *ls, const char *eq, cons
 	return 0;
 }
 
-const char *fw_kconfig_name_problem(const char *name)
-{
-	for (const char *p = name; *p; p++) {
-		switch (*p) {
-		case ' ':
-		case '\t':
-			return "a blank: kbuild splits CONFIG_EXTRA_FIRMWARE on blanks";
-		case '"':
-			return "a double quote: it ends the kconfig string";
-		case '\\':
-			return "a backslash: kconfig and the assembler read it as an escape";
-		case '$':
-			return "a '$': make expands it";
-		case '#':
-			return "a '#': make reads a comment";
-		case ':':
-		case '%':
-		case '=':
-		case ';':
-		case '\'':
-			return "a character make or the shell reads in a rule";
-		}
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			return "a byte outside printable ASCII";
-	}
-	return NULL;
-}
-
 int fw_kconfig_load(struct fw_kconfig *k, const char *path)
 {
 	struct fw_lines it;

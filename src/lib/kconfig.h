@@ -22,10 +22,6 @@ struct fw_kconfig {
 /* Read a kernel config (the /boot/config-* format). 0 or -errno. */
 int fw_kconfig_load(struct fw_kconfig *k, const char *path);
 void fw_kconfig_free(struct fw_kconfig *k);
-/* A name kbuild cannot take in CONFIG_EXTRA_FIRMWARE: the words why
- * ("a space", ...), or NULL. The value is split on blanks, read by make
- * ('$', '#', ':', '%' mean something there) and put in a C string. */
-const char *fw_kconfig_name_problem(const char *name);
 bool fw_kconfig_accepts(const struct fw_kconfig *k, enum fw_compress c);
 /* --compress=auto: zstd if the loader takes it, else xz, else none. */
 enum fw_compress fw_kconfig_best(const struct fw_kconfig *k);

@@ -525,21 +525,25 @@ TEST(json_utf8_passes_through)
 	CHECK_JSON("\xef\xbf\xbf", "\"\xef\xbf\xbf\"");
 }
 
-TEST(json_invalid_utf8_escaped)
+TEST(json_invalid_utf8_as_bytes)
 {
-	CHECK_JSON("\xff", "\"\\u00ff\"");
-	CHECK_JSON("\x80", "\"\\u0080\"");                          /* lone continuation */
-	CHECK_JSON("a\xc3", "\"a\\u00c3\"");                        /* cut at the end */
-	CHECK_JSON("\xe2\x82", "\"\\u00e2\\u0082\"");               /* cut 3-byte */
-	CHECK_JSON("\xc3(", "\"\\u00c3(\"");                        /* bad continuation */
-	CHECK_JSON("\xc0\xaf", "\"\\u00c0\\u00af\"");               /* overlong '/' */
-	CHECK_JSON("\xe0\x80\xaf", "\"\\u00e0\\u0080\\u00af\"");    /* overlong 3-byte */
-	CHECK_JSON("\xf0\x80\x80\xaf", "\"\\u00f0\\u0080\\u0080\\u00af\""); /* overlong 4-byte */
-	CHECK_JSON("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"");    /* surrogate U+D800 */
-	CHECK_JSON("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\""); /* past U+10FFFF */
-	CHECK_JSON("\xf8\x88\x80\x80\x80", "\"\\u00f8\\u0088\\u0080\\u0080\\u0080\"");
-	/* Valid text around an invalid byte is kept. */
-	CHECK_JSON("\xc3\xa9\xff\xc3\xa9", "\"\xc3\xa9\\u00ff\xc3\xa9\"");
+	/* Not UTF-8: the whole value becomes the array of its bytes. */
+	CHECK_JSON("\xff", "[255]");
+	CHECK_JSON("\x80", "[128]");                               /* lone continuation */
+	CHECK_JSON("a\xc3", "[97,195]");                           /* cut at the end */
+	CHECK_JSON("\xe2\x82", "[226,130]");                       /* cut 3-byte */
+	CHECK_JSON("\xc3(", "[195,40]");                           /* bad continuation */
+	CHECK_JSON("\xc0\xaf", "[192,175]");                       /* overlong '/' */
+	CHECK_JSON("\xe0\x80\xaf", "[224,128,175]");               /* overlong 3-byte */
+	CHECK_JSON("\xf0\x80\x80\xaf", "[240,128,128,175]");       /* overlong 4-byte */
+	CHECK_JSON("\xed\xa0\x80", "[237,160,128]");               /* surrogate U+D800 */
+	CHECK_JSON("\xf4\x90\x80\x80", "[244,144,128,128]");       /* past U+10FFFF */
+	CHECK_JSON("\xf8\x88\x80\x80\x80", "[248,136,128,128,128]");
+	/* Valid text around an invalid byte, quotes and controls: all bytes. */
+	CHECK_JSON("\xc3\xa9\xff\xc3\xa9", "[195,169,255,195,169]");
+	CHECK_JSON("\"\\\n\xfe", "[34,92,10,254]");
+	/* issue 26's example */
+	CHECK_JSON("bad\xff\xfe", "[98,97,100,255,254]");
 }
 
 /* ---- fw_diag ---- */
