@@ -231,6 +231,13 @@ static void missing(const struct fw_tree *t, bool have, const char *path, const 
 
 void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d)
 {
+	/* An import switching the tree's parts one by one was cut short:
+	 * what the model read may be part old, part new. */
+	if (faccessat(t->rootfd, FW_TREE_IMPORT_JOURNAL, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		fw_diag_add(d, FW_TREE_IMPORT_JOURNAL, 0,
+			    "an import into this tree was cut short: WHENCE, firmware/, manifests/ "
+			    "and LICENSES/ may be part old, part new (the same import run again "
+			    "completes it)");
 	missing(t, t->have_sums, FW_TREE_SUMS, " (run fwdist manifest)", d);
 	missing(t, t->have_text_sums, FW_TREE_TEXT_SUMS, " (run fwdist manifest)", d);
 	missing(t, t->have_policy, FW_TREE_POLICY, ": every licence needs a policy line", d);

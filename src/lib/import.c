@@ -80,6 +80,7 @@ void fw_import_report_free(struct fw_import_report *r)
 	fw_strv_free(&r->notes);
 	fw_strv_free(&r->changes);
 	fw_strv_free(&r->packages);
+	fw_strv_free(&r->uncovered);
 }
 
 /* ---- the licence map ---- */
@@ -355,9 +356,13 @@ struct imp {
 	unsigned *orig;        /* per line of the WHENCE written: upstream's line, 0 added */
 	size_t norig;
 	int parentfd;
-	char stage[320];
+	char stage[320];       /* the stage's name in stagedir; "" once it is not ours to remove */
+	int stagedir;          /* parentfd (beside DIR), or DIR itself (its parts switched) */
+	char *stage_path;      /* the stage by path, for the model */
 	int stagefd;
 	const char *leaf;
+	char *kept_split;      /* DIR's manifests/packages, kept across releases */
+	size_t kept_len;
 };
 
 static bool is_sep_line(const char *s, size_t n)
@@ -1649,26 +1654,11 @@ static int prune(struct imp *im, const struct fw_tree *t)
 static int load_stage(struct imp *im, struct fw_tree *t)
 {
 	struct fw_diag tmp = { 0 };
-	char *root;
+	const char *root;
 	int r;
 
-	/* The stage is opened by its path beside DIR. */
-	{
-		char *dir = strdup(im->o->into), *slash;
-
-		if (!dir)
-			return -ENOMEM;
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		root = slash ? fw_asprintf("%s/%s", *dir ? dir : "", im->stage) :
-			       strdup(im->stage);
-		free(dir);
-	}
-	if (!root)
-		return -ENOMEM;
+	root = im->stage_path;
 	r = fw_tree_load(t, root, &tmp);
-	free(root);
 	fw_diag_free(&tmp);
 	return r;
 }
@@ -1801,6 +1791,11 @@ static bool owned_by(const struct owners *ow, const char *name, const char *pkg)
 	return false;
 }
 
+static int job_cmp_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct job *)elem)->name);
+}
+
 /* A split selector for a name or a directory: path: with the glob
  * characters escaped and blanks as '?' (the split's fields are blank-separated). */
 static void put_path(char *buf, size_t *n, const char *name, size_t len)
@@ -1921,13 +1916,51 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 	return r;
 }
 
+/* Append a split line for one file to the growable buf: its package by
+ * category, empty:yes for an empty blob (upstream ships it; the kernel
+ * refuses it: the split says so). */
+static int split_file_line(char **buf, size_t *n, size_t *cap, const struct job *j)
+{
+	size_t need = 3 * strlen(j->name) + 100;
+
+	while (*n + need > *cap) {
+		char *nb = realloc(*buf, *cap * 2);
+
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap *= 2;
+	}
+	*n += (size_t)sprintf(*buf + *n, "%-19s %-19s %spath:",
+			      j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree",
+			      j->cat == FW_CAT_FREE ? "main" : "non-free-firmware",
+			      j->size == 0 ? "empty:yes " : "");
+	put_path(*buf, n, j->name, strlen(j->name));
+	(*buf)[(*n)++] = '\n';
+	return 0;
+}
+
+static int note_empty(struct imp *im, const struct job *j)
+{
+	im->rep->empty++;
+	return strv_take(&im->rep->notes,
+			 fw_asprintf("%s: empty blob, shipped as upstream ships it (empty:yes in %s)",
+				     fw_esc(j->name), FW_TREE_SPLIT));
+}
+
 static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 {
 	size_t cap = 4096, n;
-	char *buf = malloc(cap);
+	char *buf;
 	bool any[FW_CAT_UNKNOWN + 1] = { false };
 	int r;
 
+	if (im->kept_split) {
+		/* The tree's own split, as it is; cover_uncovered adds a line
+		 * for each blob it has none for. */
+		return fw_write_atomic(im->stagefd, FW_TREE_SPLIT, im->kept_split, im->kept_len, 0644);
+	}
+	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
 	for (size_t i = 0; i < njobs; i++)
@@ -1950,44 +1983,66 @@ static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 				     "firmware-nonfree    non-free-firmware   category:non-free\n");
 	for (size_t i = 0; i < njobs; i++) {
 		const struct job *j = &jobs[i];
-		size_t need = 3 * strlen(j->name) + 100;
 
 		if (!j->is_blob || j->size > 0 || j->err)
 			continue;
-		while (n + need > cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		/* Upstream ships it; the kernel refuses it: the split says so. */
-		n += (size_t)sprintf(buf + n, "%-19s %-19s empty:yes path:",
-				     j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree",
-				     j->cat == FW_CAT_FREE ? "main" : "non-free-firmware");
-		for (const char *c = j->name; *c; c++) {
-			if (*c == ' ' || *c == '\t')
-				buf[n++] = '?';
-			else {
-				if (strchr("*?[\\", *c))
-					buf[n++] = '\\';
-				buf[n++] = *c;
-			}
-		}
-		buf[n++] = '\n';
-		im->rep->empty++;
-		r = strv_take(&im->rep->notes,
-			      fw_asprintf("%s: empty blob, shipped as upstream ships it (empty:yes in %s)",
-					  fw_esc(j->name), FW_TREE_SPLIT));
+		r = split_file_line(&buf, &n, &cap, j);
+		if (r == 0)
+			r = note_empty(im, j);
 		if (r < 0) {
 			free(buf);
 			return r;
 		}
 	}
 	r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, buf, n, 0644);
+	free(buf);
+	return r;
+}
+
+/* The split kept from DIR: a line for each blob it has none for (by its
+ * category; empty:yes for an empty one), each reported, so that the tree
+ * passes check and the packager sees what to place. jobs are sorted by
+ * name. */
+static int cover_uncovered(struct imp *im, const struct job *jobs, size_t njobs)
+{
+	static const char head[] = "# fwdist import: blobs this split had no line for";
+	struct fw_tree t;
+	size_t n = im->kept_len, cap = im->kept_len + 4096;
+	char *buf = malloc(cap);
+	int r = buf ? load_stage(im, &t) : -ENOMEM;
+
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	memcpy(buf, im->kept_split, n);
+	if (n && buf[n - 1] != '\n')
+		buf[n++] = '\n';
+	for (size_t i = 0; r == 0 && i < t.nblobs; i++) {
+		const struct fw_blob *b = &t.blobs[i];
+		const struct job *j;
+
+		if (b->duplicate || b->pkg >= 0 || (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE))
+			continue;
+		j = bsearch(b->e->name, jobs, njobs, sizeof(*jobs), job_cmp_name);
+		if (!j)
+			continue;
+		if (!im->rep->uncovered.n) {
+			memcpy(buf + n, head, sizeof(head) - 1);
+			n += sizeof(head) - 1;
+			buf[n++] = '\n';
+		}
+		r = split_file_line(&buf, &n, &cap, j);
+		if (r == 0)
+			r = strv_take(&im->rep->uncovered,
+				      fw_asprintf("%s: a line added for it (%s)", fw_esc(j->name),
+						  j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree"));
+		if (r == 0 && j->size == 0)
+			r = note_empty(im, j);
+	}
+	fw_tree_free(&t);
+	if (r == 0 && im->rep->uncovered.n)
+		r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, buf, n, 0644);
 	free(buf);
 	return r;
 }
@@ -2021,11 +2076,6 @@ static const char *driver_word(const char *drv, char *buf, size_t n)
 static const struct fw_sum *old_sum(const struct fw_tree *o, const char *name)
 {
 	return fw_sums_find(&o->sums, name);
-}
-
-static int job_cmp_name(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct job *)elem)->name);
 }
 
 /* Block by block (by the Driver: word), what a packager reviews before a
@@ -2539,6 +2589,553 @@ static int synth_whence(struct imp *im)
 	return 0;
 }
 
+/* ---- where the tree goes: DIR, what stands there, and the switch ---- */
+
+/* The parts of an fwdist tree: what an import replaces in a checkout of
+ * the repository (src/, debian/, tests/, .git and a user's notes stay). */
+static const char *const tree_parts[] = {
+	FW_TREE_WHENCE, FW_TREE_FIRMWARE, "manifests", FW_TREE_LICENSES,
+};
+
+/* Refuse DIR equal to SRC, inside it or holding it, by device and inode
+ * walking up from each (a string compare misses symlinks, bind mounts,
+ * "a/../b"): the import would replace the tree it reads, or a tree
+ * holding it, and the old parts it removes would be SRC's own. */
+static bool chain_has(int fd, const struct stat *want)
+{
+	int cur = dup(fd);
+
+	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
+		struct stat st, up;
+		int next;
+
+		if (fstat(cur, &st) < 0)
+			break;
+		if (st.st_dev == want->st_dev && st.st_ino == want->st_ino) {
+			close(cur);
+			return true;
+		}
+		next = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 || fstat(next, &up) < 0 ||
+		    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+			if (next >= 0)
+				close(next);
+			break; /* the root */
+		}
+		close(cur);
+		cur = next;
+	}
+	if (cur >= 0)
+		close(cur);
+	return false;
+}
+
+static int refuse_overlap(struct imp *im)
+{
+	int srcroot = im->rootfd >= 0 ? im->rootfd : im->srcfd;
+	struct stat src, dir;
+	bool have_dir = fstatat(im->parentfd, im->leaf, &dir, 0) == 0;
+	const char *why = NULL;
+
+	if (fstat(srcroot, &src) < 0)
+		return -errno;
+	if (have_dir && dir.st_dev == src.st_dev && dir.st_ino == src.st_ino)
+		why = "is SRC";
+	else if (chain_has(im->parentfd, &src))
+		why = "is inside SRC";
+	else if (have_dir && S_ISDIR(dir.st_mode) && chain_has(srcroot, &dir))
+		why = "is an ancestor of SRC";
+	if (!why)
+		return 0;
+	fw_diag_add(im->d, im->o->into, 0, "%s (%s): refusing to import a tree into itself", why,
+		    im->o->src);
+	return -EINVAL;
+}
+
+/* An fwdist tree: WHENCE and manifests/checksums are regular files their
+ * parsers read without an error. A checkout of this repository is one, a
+ * previous import is one; a linux-firmware checkout (no manifests/) or
+ * any other directory is not, and is never replaced unless --adopt. */
+static bool is_fwdist_tree(int dirfd)
+{
+	struct fw_diag d = { 0 };
+	struct fw_whence w = { 0 };
+	struct fw_sums s = { 0 };
+	char *buf = NULL;
+	size_t len;
+	bool ok = false;
+
+	if (fw_read_text(dirfd, FW_TREE_WHENCE, &buf, &len) == 0 &&
+	    fw_whence_parse(&w, FW_TREE_WHENCE, buf, len, &d) == 0 && !w.errors && !d.n) {
+		free(buf);
+		buf = NULL;
+		ok = fw_read_text(dirfd, FW_TREE_SUMS, &buf, &len) == 0 &&
+		     fw_sums_parse(&s, FW_TREE_SUMS, buf, len, &d) == 0 && !d.n;
+		fw_sums_free(&s);
+	}
+	fw_whence_free(&w);
+	free(buf);
+	fw_diag_free(&d);
+	return ok;
+}
+
+/* manifests/imported: what an import wrote at the top of DIR, so that the
+ * next import replaces exactly that, and whether it generated the split
+ * (regenerated next time) or kept the one the tree had (kept again). */
+static int read_import_mark(int dirfd, struct fw_strv *parts, bool *split_generated)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+	char *buf;
+	size_t len;
+	int r = fw_read_text(dirfd, FW_TREE_IMPORTED, &buf, &len);
+
+	if (r < 0)
+		return r;
+	fw_lines_init(&it, buf, len);
+	r = -EINVAL;
+	while (fw_lines_next(&it, &ls, &le)) {
+		size_t n = (size_t)(le - ls);
+
+		if (it.line == 1) {
+			if (n != strlen(FW_IMPORTED_HEADER) || memcmp(ls, FW_IMPORTED_HEADER, n) != 0)
+				break;
+			r = 0;
+		} else if (n > 5 && memcmp(ls, "part ", 5) == 0) {
+			char *p = fw_strndup(ls + 5, n - 5);
+
+			/* One name at the top of DIR, nothing else. */
+			if (p && (fw_name_problem(p) || strchr(p, '/'))) {
+				free(p);
+				r = -EINVAL;
+				break;
+			}
+			if (strv_take(parts, p) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+		} else if (n == 15 && memcmp(ls, "split generated", 15) == 0) {
+			*split_generated = true;
+		}
+	}
+	free(buf);
+	if (r < 0)
+		fw_strv_free(parts);
+	return r;
+}
+
+static int write_import_mark(struct imp *im, char **parts, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r = add_line(&buf, &len, &cap, FW_IMPORTED_HEADER, strlen(FW_IMPORTED_HEADER));
+	static const char why[] = "# What fwdist import wrote at the top of this tree: the next import "
+				  "replaces these, and nothing else.";
+	const char *split = im->kept_split ? "split kept" : "split generated";
+
+	if (r == 0)
+		r = add_line(&buf, &len, &cap, why, strlen(why));
+	if (r == 0)
+		r = add_line(&buf, &len, &cap, split, strlen(split));
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char *l = fw_asprintf("part %s", parts[i]);
+
+		r = l ? add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
+		free(l);
+	}
+	if (r == 0)
+		r = fw_write_atomic(im->stagefd, FW_TREE_IMPORTED, buf, len, 0644);
+	free(buf);
+	return r;
+}
+
+enum into_kind {
+	INTO_NEW,     /* DIR is absent: the stage is renamed to it */
+	INTO_EMPTY,   /* an empty directory: swapped whole, the empty one removed */
+	INTO_IMPORT,  /* a previous import's tree and nothing else: swapped whole */
+	INTO_PARTS,   /* a tree with more beside it (a checkout): the parts switched */
+};
+
+struct into {
+	enum into_kind kind;
+	int fd;                  /* DIR, when it exists */
+	struct fw_strv entries;  /* DIR's top-level names */
+	struct fw_strv ours;     /* the names at DIR's top an import may replace */
+	bool fwdist_tree, marked, split_generated;
+};
+
+static void into_free(struct into *in)
+{
+	if (in->fd >= 0)
+		close(in->fd);
+	fw_strv_free(&in->entries);
+	fw_strv_free(&in->ours);
+}
+
+/* What stands at DIR, and so how it is replaced. Refused (-EEXIST, said in
+ * d): a non-directory, and a directory that is neither empty, nor a tree a
+ * previous import wrote, nor an fwdist tree, unless --adopt. */
+static int look_at_into(struct imp *im, struct into *in)
+{
+	struct stat st;
+	char **nm;
+	size_t nn;
+	int r;
+
+	in->fd = -1;
+	if (fstatat(im->parentfd, im->leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		in->kind = INTO_NEW;
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fw_diag_add(im->d, im->o->into, 0, "exists and is not a directory");
+		return -ENOTDIR;
+	}
+	in->fd = openat(im->parentfd, im->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (in->fd < 0)
+		return -errno;
+	r = fw_read_dir_sorted(in->fd, &nm, &nn);
+	if (r < 0)
+		return r;
+	in->entries.v = nm;
+	in->entries.n = in->entries.cap = nn;
+	if (!nn) {
+		in->kind = INTO_EMPTY;
+		return 0;
+	}
+	in->fwdist_tree = is_fwdist_tree(in->fd);
+	r = read_import_mark(in->fd, &in->ours, &in->split_generated);
+	if (r == -ENOMEM)
+		return r;
+	in->marked = r == 0 && in->fwdist_tree;
+	if (!in->marked) {
+		fw_strv_free(&in->ours);
+		in->split_generated = false;
+		for (size_t i = 0; in->fwdist_tree && i < FW_ARRAY_SIZE(tree_parts); i++)
+			if (strv_take(&in->ours, strdup(tree_parts[i])) < 0)
+				return -ENOMEM;
+	}
+	if (!in->fwdist_tree && !im->o->adopt) {
+		fw_diag_add(im->d, im->o->into, 0,
+			    "not empty, and not an fwdist tree (a WHENCE and a manifests/checksums "
+			    "that parse): refusing to replace what import did not write "
+			    "(--adopt imports into it and keeps what is in the way)");
+		return -EEXIST;
+	}
+	in->kind = INTO_IMPORT;
+	for (size_t i = 0; i < nn; i++)
+		if (!in->marked || !strv_has(&in->ours, nm[i]))
+			in->kind = INTO_PARTS;
+	return 0;
+}
+
+/* The journal of a switch of parts: written in DIR before the first
+ * switch, removed after the last step. An import that finds one completes
+ * it first; check reports a tree that has one (part old, part new). Lines:
+ *   stage NAME         the stage in DIR the new parts come from
+ *   keep NAME          where old parts not import's own go (--adopt)
+ *   part INO OLD NAME  a part: the inode of its new version (0: none, the
+ *                      old one only goes), OLD "remove" or "keep"
+ * A part is switched when DIR/NAME has the new inode: each step can be
+ * redone, whatever moment a kill chose. */
+struct jpart {
+	char *name;
+	unsigned long long ino;
+	bool keep;
+};
+
+struct journal {
+	char *stage, *keepdir;
+	struct jpart *v;
+	size_t n, cap;
+};
+
+static void journal_free(struct journal *j)
+{
+	for (size_t i = 0; i < j->n; i++)
+		free(j->v[i].name);
+	free(j->v);
+	free(j->stage);
+	free(j->keepdir);
+	memset(j, 0, sizeof(*j));
+}
+
+static int journal_write(int dirfd, const struct journal *j)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r = add_line(&buf, &len, &cap, FW_JOURNAL_HEADER, strlen(FW_JOURNAL_HEADER));
+
+	for (size_t i = 0; r == 0 && i <= j->n + 1; i++) {
+		char *l = i == j->n ? fw_asprintf("stage %s", j->stage) :
+			  i == j->n + 1 ? (j->keepdir ? fw_asprintf("keep %s", j->keepdir) : NULL) :
+			  fw_asprintf("part %llu %s %s", j->v[i].ino, j->v[i].keep ? "keep" : "remove",
+				      j->v[i].name);
+
+		if (!l && (i != j->n + 1 || j->keepdir))
+			r = -ENOMEM;
+		else if (l)
+			r = add_line(&buf, &len, &cap, l, strlen(l));
+		free(l);
+	}
+	if (r == 0)
+		r = fw_write_atomic(dirfd, FW_TREE_IMPORT_JOURNAL, buf, len, 0644);
+	free(buf);
+	return r;
+}
+
+static int journal_read(int dirfd, struct journal *j)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+	char *buf;
+	size_t len;
+	int r = fw_read_text(dirfd, FW_TREE_IMPORT_JOURNAL, &buf, &len);
+
+	memset(j, 0, sizeof(*j));
+	if (r < 0)
+		return r;
+	fw_lines_init(&it, buf, len);
+	while (r == 0 && fw_lines_next(&it, &ls, &le)) {
+		char *l = fw_strndup(ls, (size_t)(le - ls)), *end;
+
+		if (!l) {
+			r = -ENOMEM;
+			break;
+		}
+		if (it.line == 1) {
+			r = strcmp(l, FW_JOURNAL_HEADER) == 0 ? 0 : -EINVAL;
+		} else if (strncmp(l, "stage ", 6) == 0 && !j->stage) {
+			j->stage = strdup(l + 6);
+			r = j->stage && fw_is_tmp_name(j->stage) ? 0 : -EINVAL;
+		} else if (strncmp(l, "keep ", 5) == 0 && !j->keepdir) {
+			j->keepdir = strdup(l + 5);
+			r = j->keepdir && !fw_name_problem(j->keepdir) && !strchr(j->keepdir, '/') ? 0 :
+			    -EINVAL;
+		} else if (strncmp(l, "part ", 5) == 0) {
+			unsigned long long ino = strtoull(l + 5, &end, 10);
+			bool keep = strncmp(end, " keep ", 6) == 0;
+
+			if (!keep && strncmp(end, " remove ", 8) != 0) {
+				r = -EINVAL;
+			} else {
+				const char *name = end + (keep ? 6 : 8);
+
+				/* A name at the top of DIR, never a path out of it. */
+				if (fw_name_problem(name) || strchr(name, '/') ||
+				    fw_grow(&j->v, &j->cap, j->n, sizeof(*j->v)) < 0) {
+					r = -EINVAL;
+				} else {
+					j->v[j->n] = (struct jpart){ strdup(name), ino, keep };
+					r = j->v[j->n++].name ? 0 : -ENOMEM;
+				}
+			}
+		} else {
+			r = -EINVAL;
+		}
+		free(l);
+	}
+	free(buf);
+	if (r == 0 && !j->stage)
+		r = -EINVAL;
+	if (r < 0)
+		journal_free(j);
+	return r;
+}
+
+/* Carry out a journal to its end: each new part into DIR (exchanged with
+ * the old one, which lands in the stage), the old parts kept or removed
+ * with the stage, the journal last. Every step checks what is there by
+ * inode first, so a second run after a kill redoes nothing twice; what is
+ * neither the old nor the new the journal knows is left alone (-ESTALE). */
+static int journal_apply(int dirfd, const struct journal *j, struct fw_diag *d, const char *into)
+{
+	int sfd = openat(dirfd, j->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), kfd = -1;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < j->n; i++) {
+		const struct jpart *p = &j->v[i];
+		struct stat ds, ss;
+		bool in_dir = fstatat(dirfd, p->name, &ds, AT_SYMLINK_NOFOLLOW) == 0;
+		bool in_stage = sfd >= 0 && fstatat(sfd, p->name, &ss, AT_SYMLINK_NOFOLLOW) == 0;
+
+		if (p->ino && in_dir && ds.st_ino == p->ino)
+			continue; /* switched */
+		if (p->ino && (!in_stage || ss.st_ino != p->ino)) {
+			fw_diag_add(d, into, 0, "%s: neither the old nor the new part the import "
+				    "journal %s names; left as it is", fw_esc(p->name),
+				    FW_TREE_IMPORT_JOURNAL);
+			r = -ESTALE;
+			break;
+		}
+		if (p->ino)
+			r = renameat2(sfd, p->name, dirfd, p->name,
+				      in_dir ? RENAME_EXCHANGE : RENAME_NOREPLACE) < 0 ? -errno : 0;
+		else if (in_dir && !in_stage && sfd >= 0)
+			r = renameat(dirfd, p->name, sfd, p->name) < 0 ? -errno : 0;
+	}
+	if (r == 0 && fsync(dirfd) < 0)
+		r = -errno;
+	/* Every part is switched: the old ones are in the stage. */
+	if (r == 0 && sfd >= 0 && j->keepdir) {
+		r = fw_mkdirat(dirfd, j->keepdir, 0755);
+		if (r == -EEXIST)
+			r = 0;
+		kfd = r == 0 ? openat(dirfd, j->keepdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				      O_CLOEXEC) : -1;
+		if (r == 0 && kfd < 0)
+			r = -errno;
+		for (size_t i = 0; r == 0 && i < j->n; i++)
+			if (j->v[i].keep && faccessat(sfd, j->v[i].name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    renameat2(sfd, j->v[i].name, kfd, j->v[i].name, RENAME_NOREPLACE) < 0)
+				r = -errno;
+		if (r == 0 && fsync(kfd) < 0)
+			r = -errno;
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (kfd >= 0)
+		close(kfd);
+	if (r == 0)
+		r = fw_rm_rf_at(dirfd, j->stage);
+	if (r == 0 && unlinkat(dirfd, FW_TREE_IMPORT_JOURNAL, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	if (r == 0 && fsync(dirfd) < 0)
+		r = -errno;
+	if (r < 0 && r != -ESTALE)
+		fw_diag_add(d, into, 0, "cannot complete the switch of its parts: %s", strerror(-r));
+	return r;
+}
+
+/* An import into DIR that was cut short: complete it before anything else. */
+static int complete_journal(struct imp *im, int dirfd)
+{
+	struct journal j;
+	int r = journal_read(dirfd, &j);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		fw_diag_add(im->d, im->o->into, 0, "%s: unreadable import journal (%s); left as it is",
+			    FW_TREE_IMPORT_JOURNAL, strerror(-r));
+		return r;
+	}
+	r = journal_apply(dirfd, &j, im->d, im->o->into);
+	if (r == 0)
+		r = strv_take(&im->rep->notes, fw_asprintf("%s: an import cut short there was completed",
+							   fw_esc(im->o->into)));
+	journal_free(&j);
+	return r;
+}
+
+/* Do regular files a and b hold the same bytes? */
+static bool same_file(int afd, const char *a, int bfd, const char *b)
+{
+	char *x = NULL, *y = NULL;
+	size_t xl, yl;
+	bool same = fw_read_text(afd, a, &x, &xl) == 0 && fw_read_text(bfd, b, &y, &yl) == 0 &&
+		    xl == yl && memcmp(x, y, xl) == 0;
+
+	free(x);
+	free(y);
+	return same;
+}
+
+/* Switch the stage's parts into DIR (INTO_PARTS): what each replaces is
+ * removed when an import wrote it or it is a part of the fwdist tree that
+ * was there (or is a file with the same bytes: nothing is lost), kept in
+ * DIR/fwdist-replaced.N with --adopt, else the import is refused; a part a
+ * previous import wrote that this one does not write goes too. */
+static int switch_parts(struct imp *im, const struct into *in)
+{
+	struct journal j = { 0 };
+	char **parts = NULL;
+	size_t nparts = 0;
+	bool any_keep = false;
+	int r = fw_read_dir_sorted(im->stagefd, &parts, &nparts);
+
+	for (size_t i = 0; r == 0 && i <= nparts; i++) {
+		const char *name = i < nparts ? parts[i] : NULL;
+		struct stat st;
+		bool keep = false;
+
+		if (name && strcmp(name, FW_STAGE_MARK) == 0)
+			continue;
+		if (!name)
+			break;
+		if (strv_has(&in->entries, name) && !strv_has(&in->ours, name) &&
+		    !same_file(in->fd, name, im->stagefd, name)) {
+			if (!im->o->adopt) {
+				fw_diag_add(im->d, im->o->into, 0,
+					    "%s: there already, and not written by an import nor a part of "
+					    "an fwdist tree: refusing to replace it (--adopt keeps it in "
+					    "fwdist-replaced.N)", fw_esc(name));
+				r = -EEXIST;
+				break;
+			}
+			keep = any_keep = true;
+		}
+		if (fstatat(im->stagefd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			break;
+		}
+		if (fw_grow(&j.v, &j.cap, j.n, sizeof(*j.v)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		j.v[j.n] = (struct jpart){ strdup(name), (unsigned long long)st.st_ino, keep };
+		r = j.v[j.n++].name ? 0 : -ENOMEM;
+	}
+	/* What a previous import wrote and this one does not: it goes. */
+	for (size_t i = 0; r == 0 && in->marked && i < in->ours.n; i++) {
+		bool staged = false;
+
+		for (size_t k = 0; k < nparts && !staged; k++)
+			staged = strcmp(parts[k], in->ours.v[i]) == 0;
+		if (staged || !strv_has(&in->entries, in->ours.v[i]))
+			continue;
+		if (fw_grow(&j.v, &j.cap, j.n, sizeof(*j.v)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		j.v[j.n] = (struct jpart){ strdup(in->ours.v[i]), 0, false };
+		r = j.v[j.n++].name ? 0 : -ENOMEM;
+	}
+	fw_free_strv(parts, nparts);
+	if (r == 0)
+		j.stage = strdup(im->stage);
+	if (r == 0 && !j.stage)
+		r = -ENOMEM;
+	for (unsigned k = 1; r == 0 && any_keep && !j.keepdir; k++) {
+		char *name = fw_asprintf("fwdist-replaced.%u", k);
+
+		if (!name)
+			r = -ENOMEM;
+		else if (faccessat(in->fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			free(name);
+		else
+			j.keepdir = name;
+	}
+	/* The stage is complete and checked: from the journal on, the
+	 * import goes forward, now or at the next run. */
+	if (r == 0 && fsync(im->stagefd) < 0)
+		r = -errno;
+	if (r == 0)
+		r = journal_write(in->fd, &j);
+	if (r == 0) {
+		im->stage[0] = '\0'; /* the journal owns it now */
+		r = journal_apply(in->fd, &j, im->d, im->o->into);
+		if (r == 0 && j.keepdir)
+			r = strv_take(&im->rep->notes,
+				      fw_asprintf("%s/%s: what stood in the way, kept (--adopt)",
+						  fw_esc(im->o->into), j.keepdir));
+	}
+	journal_free(&j);
+	return r;
+}
+
 /* ---- the import ---- */
 
 static int open_src(struct imp *im)
@@ -2560,15 +3157,48 @@ static int open_src(struct imp *im)
 	return 0;
 }
 
+/* DIR's parent (where the stage goes when DIR is replaced whole) and
+ * DIR's last component; *into keeps the storage. */
+static int open_into(struct imp *im, char **into)
+{
+	char *slash;
+
+	*into = strdup(im->o->into);
+	if (!*into)
+		return -ENOMEM;
+	while (strlen(*into) > 1 && (*into)[strlen(*into) - 1] == '/')
+		(*into)[strlen(*into) - 1] = '\0';
+	slash = strrchr(*into, '/');
+	im->leaf = slash ? slash + 1 : *into;
+	if (slash == *into) {
+		im->parentfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else if (slash) {
+		*slash = '\0';
+		im->parentfd = open(*into, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		*slash = '/';
+	} else {
+		im->parentfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (im->parentfd < 0 || !*im->leaf || strcmp(im->leaf, ".") == 0 ||
+	    strcmp(im->leaf, "..") == 0) {
+		int r = im->parentfd < 0 ? -errno : -EINVAL;
+
+		fw_diag_add(im->d, im->o->into, 0, "cannot use as the destination: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
 int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d)
 {
 	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .rootfd = -1, .parentfd = -1,
-			  .stagefd = -1 };
+			  .stagedir = -1, .stagefd = -1 };
 	struct fw_tree t = { 0 }, old = { 0 };
+	struct into in = { .fd = -1 };
 	bool have_t = false, have_old = false;
 	struct job *jobs = NULL;
 	size_t njobs = 0;
-	char *buf = NULL, *into = NULL, *slash;
+	char *buf = NULL, *into = NULL;
 	size_t len;
 	int r, fwfd = -1;
 
@@ -2578,6 +3208,11 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		fw_diag_add(d, o->src, 0, "cannot open: %s", strerror(-r));
 		return r;
 	}
+	r = open_into(&im, &into);
+	if (r == 0)
+		r = refuse_overlap(&im);
+	if (r < 0)
+		goto out;
 	im.licfds = calloc(o->nlicence_dirs + 1, sizeof(int));
 	if (!im.licfds) {
 		r = -ENOMEM;
@@ -2663,30 +3298,6 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		goto out;
 	}
 
-	/* The stage, beside DIR. */
-	into = strdup(o->into);
-	if (!into) {
-		r = -ENOMEM;
-		goto out;
-	}
-	while (strlen(into) > 1 && into[strlen(into) - 1] == '/')
-		into[strlen(into) - 1] = '\0';
-	slash = strrchr(into, '/');
-	im.leaf = slash ? slash + 1 : into;
-	if (slash == into)
-		im.parentfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	else if (slash) {
-		*slash = '\0';
-		im.parentfd = open(into, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		*slash = '/';
-	} else {
-		im.parentfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	}
-	if (im.parentfd < 0 || !*im.leaf || strcmp(im.leaf, ".") == 0 || strcmp(im.leaf, "..") == 0) {
-		r = im.parentfd < 0 ? -errno : -EINVAL;
-		fw_diag_add(d, o->into, 0, "cannot use as the destination: %s", strerror(-r));
-		goto out;
-	}
 	/* One import at a time beside DIR: a second one would take the
 	 * first one's stage for what a killed import left. */
 	if (flock(im.parentfd, LOCK_EX) < 0) {
@@ -2694,72 +3305,84 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		fw_diag_add(d, o->into, 0, "cannot lock the directory it is in: %s", strerror(-r));
 		goto out;
 	}
+	/* A switch of DIR's parts cut short is completed first: until then
+	 * DIR may be part old, part new. */
 	{
-		struct stat st;
+		int dfd = openat(im.parentfd, im.leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-		if (fstatat(im.parentfd, im.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			int dfd;
-			bool empty = true;
+		r = dfd >= 0 ? complete_journal(&im, dfd) : 0;
+		if (dfd >= 0)
+			close(dfd);
+		if (r < 0)
+			goto out;
+	}
+	r = look_at_into(&im, &in);
+	if (r < 0)
+		goto out;
+	if (in.kind == INTO_IMPORT || (in.kind == INTO_PARTS && in.fwdist_tree)) {
+		if (fw_tree_load(&old, o->into, &(struct fw_diag){ 0 }) == 0)
+			have_old = rep->had_old = true;
+		/* The split the tree has is kept across releases, unless an
+		 * import generated it (then it is generated again). */
+		if (!in.split_generated && fw_read_text(in.fd, FW_TREE_SPLIT, &im.kept_split,
+							&im.kept_len) == 0) {
+			struct fw_split sp;
+			struct fw_diag sd = { 0 };
 
-			if (!S_ISDIR(st.st_mode)) {
-				r = -ENOTDIR;
-				fw_diag_add(d, o->into, 0, "exists and is not a directory");
+			r = fw_split_parse(&sp, FW_TREE_SPLIT, im.kept_split, im.kept_len, &sd);
+			fw_split_free(&sp);
+			if (r == 0 && sd.n) {
+				r = strv_take(&rep->notes, fw_asprintf("%s/%s does not parse: a split "
+								       "generated instead",
+								       fw_esc(o->into), FW_TREE_SPLIT));
+				free(im.kept_split);
+				im.kept_split = NULL;
+			}
+			fw_diag_free(&sd);
+			if (r < 0)
 				goto out;
-			}
-			/* Only a tree (WHENCE at its top) or an empty directory is replaced. */
-			dfd = openat(im.parentfd, im.leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (dfd >= 0) {
-				char **nm;
-				size_t nn;
-
-				if (fw_read_dir_sorted(dfd, &nm, &nn) == 0) {
-					empty = nn == 0;
-					fw_free_strv(nm, nn);
-				}
-				close(dfd);
-			}
-			if (!empty && faccessat(im.parentfd, into + (slash ? (size_t)(im.leaf - into) : 0),
-						F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-				char *wpath = fw_asprintf("%s/WHENCE", o->into);
-
-				if (!wpath) {
-					r = -ENOMEM;
-					goto out;
-				}
-				if (access(wpath, F_OK) != 0) {
-					free(wpath);
-					r = -EEXIST;
-					fw_diag_add(d, o->into, 0,
-						    "not empty and no WHENCE at its top: not a tree to replace");
-					goto out;
-				}
-				free(wpath);
-				if (fw_tree_load(&old, o->into, &(struct fw_diag){ 0 }) == 0)
-					have_old = rep->had_old = true;
-			}
 		}
 	}
-	/* What a killed import of this DIR left beside it (its stage, marked). */
+	/* What a killed import of this DIR left (its stage, marked): beside
+	 * it, or in it when its parts are switched. */
+	im.stagedir = in.kind == INTO_PARTS ? in.fd : im.parentfd;
 	{
 		char **nm;
 		size_t nn;
-		char *prefix = fw_asprintf(".%s.", im.leaf);
+		char *prefix = fw_asprintf(".%s.", in.kind == INTO_PARTS ? "import" : im.leaf);
 
-		if (prefix && fw_read_dir_sorted(im.parentfd, &nm, &nn) == 0) {
+		if (prefix && fw_read_dir_sorted(im.stagedir, &nm, &nn) == 0) {
 			for (size_t i = 0; i < nn; i++)
 				if (strncmp(nm[i], prefix, strlen(prefix)) == 0 &&
-				    fw_is_stale_tmp(im.parentfd, nm[i]))
-					fw_rm_rf_at(im.parentfd, nm[i]);
+				    fw_is_stale_tmp(im.stagedir, nm[i]))
+					fw_rm_rf_at(im.stagedir, nm[i]);
 			fw_free_strv(nm, nn);
 		}
 		free(prefix);
 	}
-	r = fw_tmp_mkdir(im.parentfd, im.leaf, im.stage, sizeof(im.stage));
+	r = fw_tmp_mkdir(im.stagedir, in.kind == INTO_PARTS ? "import" : im.leaf, im.stage,
+			 sizeof(im.stage));
 	if (r < 0) {
-		fw_diag_add(d, o->into, 0, "cannot create a temporary tree beside it: %s", strerror(-r));
+		fw_diag_add(d, o->into, 0, "cannot create a temporary tree %s it: %s",
+			    in.kind == INTO_PARTS ? "in" : "beside", strerror(-r));
 		goto out;
 	}
-	im.stagefd = openat(im.parentfd, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	{
+		char *dir = strdup(o->into), *sl = dir ? strrchr(dir, '/') : NULL;
+
+		if (in.kind == INTO_PARTS)
+			im.stage_path = fw_asprintf("%s/%s", o->into, im.stage);
+		else if (sl)
+			im.stage_path = fw_asprintf("%.*s/%s", (int)(sl - dir), dir, im.stage);
+		else
+			im.stage_path = strdup(im.stage);
+		free(dir);
+		if (!im.stage_path) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	im.stagefd = openat(im.stagedir, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (im.stagefd < 0) {
 		r = -errno;
 		goto fail;
@@ -2945,6 +3568,25 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		goto fail;
 	if (njobs > 1)
 		qsort(jobs, njobs, sizeof(*jobs), cmp_sum_job);
+	if (im.kept_split)
+		r = cover_uncovered(&im, jobs, njobs);
+	/* What this import wrote at the top of DIR, for the next one. */
+	if (r == 0) {
+		char **parts = NULL;
+		size_t nparts = 0, k = 0;
+
+		r = fw_read_dir_sorted(im.stagefd, &parts, &nparts);
+		for (size_t i = 0; r == 0 && i < nparts; i++)
+			if (strcmp(parts[i], FW_STAGE_MARK) != 0)
+				parts[k++] = parts[i];
+			else
+				free(parts[i]);
+		if (r == 0)
+			r = write_import_mark(&im, parts, k);
+		fw_free_strv(parts, k);
+	}
+	if (r < 0)
+		goto fail;
 	/* The built tree must pass its own check (the model; the files were
 	 * hashed as they were copied). */
 	{
@@ -2966,7 +3608,16 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		if (r < 0)
 			goto fail;
 	}
-	/* Into place: swap with the old tree, or take the free name. */
+	/* Into place: the parts of DIR switched one by one, under a journal. */
+	if (in.kind == INTO_PARTS) {
+		r = switch_parts(&im, &in);
+		if (r < 0)
+			goto fail;
+		rep->written = true;
+		goto out;
+	}
+	/* Or the whole of DIR swapped with the old tree (all of it an
+	 * import's, or empty), or the free name taken. */
 	unlinkat(im.stagefd, FW_STAGE_MARK, 0);
 	if (fsync(im.stagefd) < 0) {
 		r = -errno;
@@ -3002,9 +3653,12 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 	r = 0;
 	goto out;
 fail:
-	if (im.parentfd >= 0 && im.stage[0])
-		fw_rm_rf_at(im.parentfd, im.stage);
+	if (im.stagedir >= 0 && im.stage[0])
+		fw_rm_rf_at(im.stagedir, im.stage);
 out:
+	into_free(&in);
+	free(im.stage_path);
+	free(im.kept_split);
 	if (fwfd >= 0)
 		close(fwfd);
 	if (have_t)
