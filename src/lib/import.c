@@ -307,6 +307,7 @@ struct group {                 /* one licence group of upstream's WHENCE */
 	char *wording;         /* its Licence: text, normalised */
 	unsigned para_end;     /* last line of its Licence: paragraph, 0 none */
 	bool refused;
+	bool left;             /* an entry of it is imported */
 	const char *why;       /* refused: why (static) */
 	const char *inline_id; /* an id classified by this wording (text: key) */
 	char *named;           /* the file its wording names ("See LICENCE.foo") */
@@ -1043,16 +1044,19 @@ static int plan_whence(struct imp *im)
 		if (r < 0)
 			return r;
 	}
+	/* Which groups have an entry left: one pass, not one per group. */
+	for (size_t i = 0; i < w->nentries; i++)
+		if (w->entries[i].licence && w->entries[i].licence <= w->nlicences &&
+		    !im->replace[w->entries[i].line])
+			im->groups[w->entries[i].licence - 1].left = true;
 	for (size_t g = 0; g < w->nlicences; g++) {
 		const struct fw_whence_licence *l = &w->licences[g];
 		struct group *gr = &im->groups[g];
-		bool left = false;
+		bool left = gr->left;
 
 		/* A group none of whose entries is imported: its licence lines
 		 * become prose too, or the parser would join them to the
 		 * group before (consecutive licence lines share one group). */
-		for (size_t i = 0; i < w->nentries && !left; i++)
-			left = w->entries[i].licence == g + 1 && !im->replace[w->entries[i].line];
 		if (!left) {
 			unsigned lns[2] = { l->text_line, l->spdx_line };
 
@@ -1608,10 +1612,20 @@ static const struct fw_whence_entry *upstream_entry(const struct imp *im,
 						    const struct fw_whence_entry *e)
 {
 	unsigned ln = e->line < im->norig ? im->orig[e->line] : 0;
+	size_t lo = 0, hi = im->w.nentries;
 
-	for (size_t i = 0; ln && i < im->w.nentries; i++)
-		if (im->w.entries[i].line == ln)
-			return &im->w.entries[i];
+	/* The parser keeps entries in line order: a binary search, so that
+	 * pruning 100,000 links is not 100,000 scans. */
+	while (ln && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (im->w.entries[mid].line == ln)
+			return &im->w.entries[mid];
+		if (im->w.entries[mid].line < ln)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -1820,6 +1834,21 @@ static int cmp_job_index(const void *a, const void *b, void *arg)
 	return strcmp(jobs[*(const size_t *)a].name, jobs[*(const size_t *)b].name);
 }
 
+static bool same_pkg(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+static int cmp_job_pkg(const void *a, const void *b, void *arg)
+{
+	const char *const *pkg = arg;
+	const char *x = pkg[*(const size_t *)a], *y = pkg[*(const size_t *)b];
+
+	if (!x || !y)
+		return (x != NULL) - (y != NULL);
+	return strcmp(x, y);
+}
+
 /* The package lines of a Debian root: each file goes to the package whose
  * metainfo lists it (files none lists, to firmware-free or firmware-nonfree
  * by category); a directory whose every blob goes to one package is one
@@ -1831,7 +1860,7 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 	struct owners ow = { 0 };
 	const char **pkg = calloc(njobs + 1, sizeof(*pkg));
 	bool *main_ok = NULL;
-	size_t *order = NULL;
+	size_t *order = NULL, *seg = NULL, *packed = NULL, npacked = 0;
 	int r = owners_load(&ow, im->rootfd >= 0 ? im->rootfd : im->srcfd);
 
 	if (!pkg)
@@ -1845,26 +1874,40 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 		if (!pkg[i])
 			pkg[i] = j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree";
 	}
-	/* A package with a non-free blob cannot be in main. */
+	/* A package with a non-free blob cannot be in main: the jobs sorted
+	 * by package, each package's run looked at once. */
 	main_ok = calloc(njobs + 1, sizeof(*main_ok));
-	if (r == 0 && !main_ok)
-		r = -ENOMEM;
-	for (size_t i = 0; r == 0 && i < njobs; i++) {
-		bool all_free = pkg[i] != NULL;
-
-		for (size_t k = 0; all_free && k < njobs; k++)
-			if (pkg[k] && strcmp(pkg[k], pkg[i]) == 0 && jobs[k].cat != FW_CAT_FREE)
-				all_free = false;
-		main_ok[i] = all_free;
-	}
-	/* In name order, so that the files of a directory are together. */
 	order = malloc((njobs + 1) * sizeof(*order));
-	if (r == 0 && !order)
+	seg = calloc(njobs + 1, sizeof(*seg));
+	packed = malloc((njobs + 1) * sizeof(*packed));
+	if (r == 0 && (!main_ok || !order || !seg || !packed))
 		r = -ENOMEM;
 	for (size_t i = 0; r == 0 && i < njobs; i++)
 		order[i] = i;
 	if (r == 0 && njobs > 1)
+		qsort_r(order, njobs, sizeof(*order), cmp_job_pkg, pkg);
+	for (size_t a = 0, b; r == 0 && a < njobs; a = b) {
+		bool all_free = true;
+
+		for (b = a; b < njobs && same_pkg(pkg[order[a]], pkg[order[b]]); b++)
+			all_free &= jobs[order[b]].cat == FW_CAT_FREE;
+		for (size_t k = a; k < b; k++)
+			main_ok[order[k]] = pkg[order[k]] && all_free;
+	}
+	/* In name order, so that the files of a directory are together. */
+	for (size_t i = 0; r == 0 && i < njobs; i++)
+		order[i] = i;
+	if (r == 0 && njobs > 1)
 		qsort_r(order, njobs, sizeof(*order), cmp_job_index, (void *)jobs);
+	/* The packaged ones alone, in that order, each with the number of
+	 * package changes before it: a directory (a run of names) holds one
+	 * package's blobs alone when the count is the same at both its ends. */
+	for (size_t oi = 0; r == 0 && oi < njobs; oi++)
+		if (pkg[order[oi]]) {
+			seg[npacked] = npacked && !same_pkg(pkg[packed[npacked - 1]], pkg[order[oi]]) ?
+				       seg[npacked - 1] + 1 : npacked ? seg[npacked - 1] : 0;
+			packed[npacked++] = order[oi];
+		}
 	for (size_t oi = 0; r == 0 && oi < njobs; oi++) {
 		size_t i = order[oi];
 		const char *name = jobs[i].name, *cut = NULL;
@@ -1875,13 +1918,29 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 		/* The widest directory above it that only this package's
 		 * blobs (or nothing packaged) fill. */
 		for (const char *sl = strchr(name, '/'); sl && !cut; sl = strchr(sl + 1, '/')) {
-			size_t dl = (size_t)(sl - name) + 1;
-			bool one = true;
+			size_t dl = (size_t)(sl - name) + 1, lo = 0, hi = npacked, first, last;
 
-			for (size_t k = 0; k < njobs && one; k++)
-				if (pkg[k] && !strncmp(jobs[k].name, name, dl) && strcmp(pkg[k], pkg[i]))
-					one = false;
-			if (one)
+			/* The run of packaged names below this directory. */
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (strncmp(jobs[packed[mid]].name, name, dl) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			first = lo;
+			hi = npacked;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (strncmp(jobs[packed[mid]].name, name, dl) <= 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			last = lo; /* > first: name itself is in it */
+			if (seg[first] == seg[last - 1])
 				cut = sl;
 		}
 		need = 3 * strlen(name) + 100;
@@ -1910,6 +1969,8 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 				oi++;
 	}
 	free(order);
+	free(seg);
+	free(packed);
 	free(main_ok);
 	free(pkg);
 	owners_free(&ow);
@@ -2078,6 +2139,28 @@ static const struct fw_sum *old_sum(const struct fw_tree *o, const char *name)
 	return fw_sums_find(&o->sums, name);
 }
 
+struct gone {                  /* an old blob not in the new tree */
+	const uint8_t *sha256;
+	uint64_t size;
+	size_t k;              /* its index in the old tree */
+};
+
+static int cmp_digest(const struct gone *a, const struct gone *b)
+{
+	int c = memcmp(a->sha256, b->sha256, FW_SHA256_LEN);
+
+	return c ? c : (a->size > b->size) - (a->size < b->size);
+}
+
+/* By digest and size, then in the old tree's order (the first one is taken). */
+static int cmp_gone(const void *a, const void *b)
+{
+	const struct gone *x = a, *y = b;
+	int c = cmp_digest(x, y);
+
+	return c ? c : (x->k > y->k) - (x->k < y->k);
+}
+
 /* Block by block (by the Driver: word), what a packager reviews before a
  * release: new, removed and renamed files, changed digests, licences and
  * categories. Renames are a removed and a new name with the same digest. */
@@ -2087,10 +2170,32 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 	struct fw_strv *c = &im->rep->changes;
 	char w[128];
 	bool *renamed_old = calloc(o->nblobs + 1, sizeof(bool));
+	struct gone *gone = calloc(o->nblobs + 1, sizeof(*gone));
+	size_t *next = calloc(o->nblobs + 1, sizeof(*next)), ngone = 0;
 	int r = 0;
 
-	if (!renamed_old)
+	if (!renamed_old || !gone || !next) {
+		free(renamed_old);
+		free(gone);
+		free(next);
 		return -ENOMEM;
+	}
+	/* The old blobs gone from the new tree, by digest: a new name finds
+	 * the first of them with its digest by a binary search, and each
+	 * digest's cursor moves past those taken (100,000 empty blobs
+	 * renamed share one digest: no rescans). */
+	for (size_t k = 0; k < o->nblobs; k++) {
+		const struct fw_blob *ob = &o->blobs[k];
+		const struct fw_sum *s = old_sum(o, ob->e->name);
+		const struct fw_name *nx = fw_tree_find(t, ob->e->name);
+
+		if (!ob->duplicate && s && !(nx && nx->blob >= 0))
+			gone[ngone++] = (struct gone){ s->sha256, s->size, k };
+	}
+	if (ngone > 1)
+		qsort(gone, ngone, sizeof(*gone), cmp_gone);
+	for (size_t k = 0; k < ngone; k++)
+		next[k] = k;
 	for (size_t i = 0; i < t->nblobs && r == 0; i++) {
 		const struct fw_blob *b = &t->blobs[i];
 		const struct fw_name *x;
@@ -2104,14 +2209,23 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 			/* A rename: an old blob, gone now, with this digest. */
 			const struct fw_blob *from = NULL;
 
-			for (size_t k = 0; j && k < o->nblobs && !from; k++) {
-				const struct fw_blob *ob = &o->blobs[k];
-				const struct fw_sum *s = old_sum(o, ob->e->name);
-				const struct fw_name *nx = fw_tree_find(t, ob->e->name);
+			if (j) {
+				struct gone key = { j->sha256, j->size, 0 };
+				size_t lo = 0, hi = ngone;
 
-				if (!ob->duplicate && !renamed_old[k] && s && !(nx && nx->blob >= 0) &&
-				    s->size == j->size && memcmp(s->sha256, j->sha256, FW_SHA256_LEN) == 0) {
-					from = ob;
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+
+					if (cmp_digest(&gone[mid], &key) < 0)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				if (lo < ngone && cmp_digest(&gone[lo], &key) == 0 && next[lo] < ngone &&
+				    cmp_digest(&gone[next[lo]], &key) == 0) {
+					size_t k = gone[next[lo]++].k;
+
+					from = &o->blobs[k];
 					renamed_old[k] = true;
 				}
 			}
@@ -2159,6 +2273,8 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 						     fw_esc(ob->e->name)));
 	}
 	free(renamed_old);
+	free(gone);
+	free(next);
 	if (r == 0 && c->n > 1)
 		qsort(c->v, c->n, sizeof(*c->v), cmp_str);
 	return r;
