@@ -457,11 +457,21 @@ static int split_lines(struct imp *im)
 	return im->replace && im->after ? 0 : -ENOMEM;
 }
 
+/* A prose line import writes ("# fwdist import: why: the upstream line")
+ * is cut to what the WHENCE reader takes: it quotes a line that may
+ * itself be at the limit. Only comments are cut, never an entry. */
+static void cap_prose(char *text)
+{
+	if (text[0] == '#' && strlen(text) > FW_LINE_MAX)
+		strcpy(text + FW_LINE_MAX - 3, "...");
+}
+
 /* Replace line ln (once: the first reason stands). */
 static int set_replace(struct imp *im, unsigned ln, char *text)
 {
 	if (!text)
 		return -ENOMEM;
+	cap_prose(text);
 	if (ln == 0 || ln > im->nlines || im->replace[ln]) {
 		free(text);
 		return 0;
@@ -472,9 +482,13 @@ static int set_replace(struct imp *im, unsigned ln, char *text)
 
 static int add_after(struct imp *im, unsigned ln, const char *text)
 {
-	char *old = im->after[ln], *n;
+	char *old = im->after[ln], *n, *capped = strdup(text);
 
-	n = old ? fw_asprintf("%s\n%s", old, text) : strdup(text);
+	if (!capped)
+		return -ENOMEM;
+	cap_prose(capped);
+	n = old ? fw_asprintf("%s\n%s", old, capped) : strdup(capped);
+	free(capped);
 	if (!n)
 		return -ENOMEM;
 	free(old);
@@ -508,6 +522,52 @@ static int drop_entry_as(struct imp *im, const struct fw_whence_entry *e, const 
 static int drop_entry(struct imp *im, const struct fw_whence_entry *e, const char *why)
 {
 	return drop_entry_as(im, e, why, true);
+}
+
+/* Why check would refuse this name (or NULL): unsafe for install, a name
+ * fwdist keeps for itself, or not UTF-8. Import refuses each such entry
+ * alone, so that one bad name never fails the whole import. */
+static const char *name_refusal(const char *name)
+{
+	const char *why = fw_name_problem(name);
+
+	if (!why)
+		why = fw_name_reserved(name) ? "a name fwdist reserves" : NULL;
+	if (!why && !fw_utf8_valid(name))
+		why = "name is not valid UTF-8";
+	return why;
+}
+
+/* The limits of the files import writes, for one entry: the line each
+ * file gives it, against what that file's reader takes (FW_LINE_MAX), with
+ * the message that reader gives. A WHENCE line is upstream's own unless it
+ * is rewritten quoted; a blob has a checksum line; an empty blob a split
+ * line (path: escaped). NULL when it fits; else a message in buf. */
+static const char *over_limit(const struct fw_whence_entry *e, bool empty, char *buf, size_t n)
+{
+	size_t len = strlen(e->name), esc = len;
+	const char *file = NULL;
+	size_t line = 0;
+
+	for (const char *c = e->name; *c; c++)
+		esc += strchr("*?[\\", *c) != NULL;
+	if ((e->flags & FW_E_UNQUOTED_SPACE) &&
+	    strlen(fw_entry_kind_name(e->kind)) + 4 + len > FW_LINE_MAX) {
+		file = FW_TREE_WHENCE;
+		line = strlen(fw_entry_kind_name(e->kind)) + 4 + len;
+	} else if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) &&
+		   FW_SHA256_HEX + 2 + len > FW_LINE_MAX) {
+		file = FW_TREE_SUMS;
+		line = FW_SHA256_HEX + 2 + len;
+	} else if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) && empty &&
+		   40 + strlen("empty:yes path:") + esc > FW_LINE_MAX) {
+		file = FW_TREE_SPLIT;
+		line = 40 + strlen("empty:yes path:") + esc;
+	}
+	if (!file)
+		return NULL;
+	snprintf(buf, n, "%s: line too long (%zu bytes, limit %d)", file, line, FW_LINE_MAX);
+	return buf;
 }
 
 /* ---- licences ---- */
@@ -1010,9 +1070,8 @@ static int plan_whence(struct imp *im)
 		/* "Source: cis/" names a directory of sources, as the model reads it. */
 		if (e->kind == FW_E_SOURCE && strlen(e->name) > 1 && e->name[strlen(e->name) - 1] == '/')
 			e->name[strlen(e->name) - 1] = '\0';
-		if (fw_name_problem(e->name) || fw_name_reserved(e->name)) {
-			r = drop_entry(im, e, fw_name_problem(e->name) ? fw_name_problem(e->name) :
-					      "a name fwdist reserves");
+		if (name_refusal(e->name)) {
+			r = drop_entry(im, e, name_refusal(e->name));
 			if (r < 0)
 				return r;
 			continue;
@@ -1020,8 +1079,16 @@ static int plan_whence(struct imp *im)
 		fd = fw_open_resolve(im->srcfd, e->name, O_RDONLY | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 &&
 		    (S_ISREG(st.st_mode) || (e->kind == FW_E_SOURCE && S_ISDIR(st.st_mode)))) {
-			im->named[i] = true;
+			char msg[128];
+
 			close(fd);
+			if (over_limit(e, S_ISREG(st.st_mode) && st.st_size == 0, msg, sizeof(msg))) {
+				r = drop_entry(im, e, msg);
+				if (r < 0)
+					return r;
+				continue;
+			}
+			im->named[i] = true;
 			if (e->flags & FW_E_UNQUOTED_SPACE) {
 				r = set_replace(im, e->line,
 						fw_asprintf("%s: \"%s\"", fw_entry_kind_name(e->kind), e->name));
@@ -1520,6 +1587,36 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Why a link target cannot be written in a Link: line or read back, or NULL. */
+static const char *target_refusal(const char *t)
+{
+	for (const char *c = t; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "control character in the link target";
+		else if (*c == '\\' || *c == '"')
+			return "backslash or quote in the link target";
+	return fw_utf8_valid(t) ? NULL : "link target is not valid UTF-8";
+}
+
+/* What --no-whence leaves out by name (reported as not imported, not as
+ * unlisted): a file or link whose name check refuses or a WHENCE line
+ * cannot hold, a link whose target cannot be written. */
+static bool synth_refused(int dfd, const char *leaf, const char *path, const struct stat *st)
+{
+	char target[4096];
+	ssize_t k;
+
+	if (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode))
+		return false;
+	if (name_refusal(path) || strchr(path, '"'))
+		return true;
+	if (!S_ISLNK(st->st_mode))
+		return false;
+	k = readlinkat(dfd, leaf, target, sizeof(target) - 1);
+	target[k > 0 ? k : 0] = '\0';
+	return k > 0 && target_refusal(target);
+}
+
 static int walk_unlisted(struct imp *im, int dfd, const char *rel, char **listed, size_t nlisted,
 			 int depth)
 {
@@ -1545,7 +1642,10 @@ static int walk_unlisted(struct imp *im, int dfd, const char *rel, char **listed
 			free(path);
 			continue;
 		}
-		if (bsearch(&path, listed, nlisted, sizeof(*listed), cmp_str)) {
+		/* Listed; or, in an installed tree, refused by name (reported
+		 * with why it was not imported). */
+		if (bsearch(&path, listed, nlisted, sizeof(*listed), cmp_str) ||
+		    (im->o->no_whence && synth_refused(dfd, names[i], path, &st))) {
 			free(path);
 			continue;
 		}
@@ -1643,8 +1743,8 @@ static int prune(struct imp *im, const struct fw_tree *t)
 			r = drop_entry(im, ue, "listed twice");
 		else if (l->state != FW_LINK_OK)
 			r = drop_entry(im, ue, link_why(l->state));
-		else if (fw_name_reserved(l->e->name))
-			r = drop_entry(im, ue, "a name fwdist reserves");
+		else if (name_refusal(l->e->name))
+			r = drop_entry(im, ue, name_refusal(l->e->name));
 		else
 			continue;
 		if (r < 0)
@@ -1665,16 +1765,20 @@ static int prune(struct imp *im, const struct fw_tree *t)
 	return n;
 }
 
-static int load_stage(struct imp *im, struct fw_tree *t)
+/* The model of the stage; what its parsers say goes to d, or is dropped
+ * (NULL) while the plan is still being pruned. */
+static int load_stage_diag(struct imp *im, struct fw_tree *t, struct fw_diag *d)
 {
 	struct fw_diag tmp = { 0 };
-	const char *root;
-	int r;
+	int r = fw_tree_load(t, im->stage_path, d ? d : &tmp);
 
-	root = im->stage_path;
-	r = fw_tree_load(t, root, &tmp);
 	fw_diag_free(&tmp);
 	return r;
+}
+
+static int load_stage(struct imp *im, struct fw_tree *t)
+{
+	return load_stage_diag(im, t, NULL);
 }
 
 /* ---- --debian-copyright: which binary package ships each file ---- */
@@ -2546,7 +2650,7 @@ static bool needs_quotes(const char *name)
 }
 
 static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *names_out, int dfd,
-		      const char *rel, int depth)
+		      const char *rel, int depth, struct fw_strv *refused)
 {
 	char **names;
 	size_t n;
@@ -2566,8 +2670,18 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 			r = -ENOMEM;
 			break;
 		}
-		if (names[i][0] == '.' || fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    strchr(path, '\n') || strchr(path, '"')) {
+		if (names[i][0] == '.' || fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			free(path);
+			continue;
+		}
+		/* A name check refuses (or one a WHENCE line cannot hold: a
+		 * quote) is reported and left out; the rest imports. */
+		if (!S_ISDIR(st.st_mode) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && refused &&
+		    (name_refusal(path) || strchr(path, '"'))) {
+			r = strv_take(refused, fw_asprintf("%s: %s: %s",
+							   S_ISLNK(st.st_mode) ? "Link" : "File",
+							   fw_esc(path), name_refusal(path) ?
+							   name_refusal(path) : "quote in name"));
 			free(path);
 			continue;
 		}
@@ -2575,7 +2689,7 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0) {
-				r = synth_walk(files, links, names_out, sub, path, depth + 1);
+				r = synth_walk(files, links, names_out, sub, path, depth + 1, refused);
 				close(sub);
 			}
 		} else if (S_ISREG(st.st_mode) && names_out) {
@@ -2587,8 +2701,11 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 			char target[4096];
 			ssize_t k = readlinkat(dfd, names[i], target, sizeof(target) - 1);
 
-			if (k > 0 && !memchr(target, '\n', (size_t)k) && !memchr(target, '"', (size_t)k)) {
-				target[k] = '\0';
+			target[k > 0 ? k : 0] = '\0';
+			if (k > 0 && target_refusal(target)) {
+				r = strv_take(refused, fw_asprintf("Link: %s -> %s: %s", fw_esc(path),
+								   fw_esc(target), target_refusal(target)));
+			} else if (k > 0) {
 				line = fw_asprintf(needs_quotes(path) || needs_quotes(target) ?
 							   "Link: \"%s\" -> \"%s\"\n" : "Link: %s -> %s\n",
 						   path, target);
@@ -2636,7 +2753,7 @@ static int synth_whence(struct imp *im)
 	struct synth f = { 0 }, l = { 0 }, all = { 0 };
 	struct fw_strv names = { 0 };
 	bool dep5 = im->o->debian_copyright;
-	int r = synth_walk(&f, &l, dep5 ? &names : NULL, im->srcfd, "", 0);
+	int r = synth_walk(&f, &l, dep5 ? &names : NULL, im->srcfd, "", 0, &im->rep->dropped);
 
 	if (r == 0)
 		r = synth_add(&all, "Imported by fwdist import --no-whence from an installed tree.\n\n" SYNTH_SEP);
@@ -3709,7 +3826,10 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		struct fw_tree fin;
 		size_t before = d->n;
 
-		r = load_stage(&im, &fin);
+		/* Every reader's limits too (line lengths, sizes): what a
+		 * parser of the written files says fails the import here,
+		 * not `check` afterwards. */
+		r = load_stage_diag(&im, &fin, d);
 		if (r < 0)
 			goto fail;
 		fw_tree_check_model(&fin, d);
