@@ -14,7 +14,7 @@
 static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
-	       "                     [--licence-dir D]... [--map FILE]\n"
+	       "                     [--licence-dir D]... [--map FILE] [--adopt]\n"
 	       "                     [--no-whence [--debian-copyright] [--vouch]]\n"
 	       "\n"
 	       "Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
@@ -24,8 +24,15 @@ static void help(void)
 	       "tree, -C); what the map does not know is reported and its blobs refused,\n"
 	       "never guessed. The tree is built beside DIR and renamed into place; a tree\n"
 	       "already at DIR is replaced, and what changed is reported block by block.\n"
+	       "Only what an import wrote, or the parts of an fwdist tree (WHENCE,\n"
+	       "firmware/, manifests/, LICENSES/), is replaced: in a checkout of the\n"
+	       "repository everything else stays, and the split it has is kept. SRC itself,\n"
+	       "a directory inside it or one holding it is refused.\n"
 	       "\n"
 	       "  --into DIR         the tree to write (required)\n"
+	       "  --adopt            DIR need not be empty, an import or an fwdist tree: the\n"
+	       "                     tree's parts are written into it, and what stood in\n"
+	       "                     their way is kept in DIR/fwdist-replaced.N\n"
 	       "  --allow-missing    import what is there when WHENCE lists absent files\n"
 	       "                     (listed); without it, exit 1 with the list\n"
 	       "  --licence-dir D    look for licence texts in D too (repeatable), e.g.\n"
@@ -54,7 +61,7 @@ struct opts {
 	const char *into, *map;
 	const char **dirs;
 	size_t ndirs;
-	bool allow_missing, link, no_whence, debian_copyright, vouch;
+	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -82,6 +89,9 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'v':
 		o->vouch = true;
+		return EXIT_OK;
+	case 'A':
+		o->adopt = true;
 		return EXIT_OK;
 	case 'L': {
 		const char **v = realloc(o->dirs, (o->ndirs + 1) * sizeof(*v));
@@ -115,6 +125,7 @@ int cmd_import(int argc, char **argv)
 		{ "no-whence", no_argument, NULL, 'n' },
 		{ "debian-copyright", no_argument, NULL, 'd' },
 		{ "vouch", no_argument, NULL, 'v' },
+		{ "adopt", no_argument, NULL, 'A' },
 		{ "licence-dir", required_argument, NULL, 'L' },
 		{ "license-dir", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
@@ -185,7 +196,7 @@ int cmd_import(int argc, char **argv)
 		.src = cli.args[0], .into = o.into, .map_path = map,
 		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
 		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
-		.debian_copyright = o.debian_copyright, .vouch = o.vouch,
+		.debian_copyright = o.debian_copyright, .vouch = o.vouch, .adopt = o.adopt,
 	};
 	if (o.debian_copyright && !o.no_whence) {
 		ret = fw_usage("import", "--debian-copyright goes with --no-whence");
@@ -220,6 +231,7 @@ int cmd_import(int argc, char **argv)
 	section("unknown licences", &rep.unknown);
 	section("licence texts missing", &rep.no_text);
 	section("not imported", &rep.dropped);
+	section("not in the split it had", &rep.uncovered);
 	section("notes", &rep.notes);
 	if (rep.had_old) {
 		printf("changes (%zu):\n", rep.changes.n);

@@ -200,24 +200,31 @@ static void check_links(const struct fw_tree *t, struct fw_diag *d)
 
 static void check_split(const struct fw_tree *t, struct fw_diag *d)
 {
-	for (size_t p = 0; p < t->split.npkgs; p++) {
-		bool used = false;
+	/* One pass over the blobs, not one per package. */
+	bool *used = calloc(t->split.npkgs + 1, sizeof(*used));
 
-		for (size_t i = 0; i < t->nblobs && !used; i++) {
-			const struct fw_blob *b = &t->blobs[i];
+	if (!used) {
+		fw_diag_add(d, FW_TREE_SPLIT, 0, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
 
-			/* A blob several packages match is reported as such;
-			 * it still shows the other packages are not empty. */
-			if (b->duplicate)
-				continue;
-			used = b->pkg == (int)p;
-			for (size_t k = 0; k < b->nmore && !used; k++)
-				used = b->more[k].pkg == (int)p;
-		}
-		if (!used)
+		/* A blob several packages match is reported as such;
+		 * it still shows the other packages are not empty. */
+		if (b->duplicate)
+			continue;
+		if (b->pkg >= 0 && (size_t)b->pkg < t->split.npkgs)
+			used[b->pkg] = true;
+		for (size_t k = 0; k < b->nmore; k++)
+			if (b->more[k].pkg >= 0 && (size_t)b->more[k].pkg < t->split.npkgs)
+				used[b->more[k].pkg] = true;
+	}
+	for (size_t p = 0; p < t->split.npkgs; p++)
+		if (!used[p])
 			fw_diag_add(d, FW_TREE_SPLIT, t->split.pkgs[p].line, "%s: takes no blob",
 				    t->split.pkgs[p].name);
-	}
+	free(used);
 }
 
 /* A manifest the model lacks: absent, or there but not read (the loader
@@ -231,6 +238,13 @@ static void missing(const struct fw_tree *t, bool have, const char *path, const 
 
 void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d)
 {
+	/* An import switching the tree's parts one by one was cut short:
+	 * what the model read may be part old, part new. */
+	if (faccessat(t->rootfd, FW_TREE_IMPORT_JOURNAL, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		fw_diag_add(d, FW_TREE_IMPORT_JOURNAL, 0,
+			    "an import into this tree was cut short: WHENCE, firmware/, manifests/ "
+			    "and LICENSES/ may be part old, part new (the same import run again "
+			    "completes it)");
 	missing(t, t->have_sums, FW_TREE_SUMS, " (run fwdist manifest)", d);
 	missing(t, t->have_text_sums, FW_TREE_TEXT_SUMS, " (run fwdist manifest)", d);
 	missing(t, t->have_policy, FW_TREE_POLICY, ": every licence needs a policy line", d);

@@ -80,6 +80,7 @@ void fw_import_report_free(struct fw_import_report *r)
 	fw_strv_free(&r->notes);
 	fw_strv_free(&r->changes);
 	fw_strv_free(&r->packages);
+	fw_strv_free(&r->uncovered);
 }
 
 /* ---- the licence map ---- */
@@ -306,6 +307,7 @@ struct group {                 /* one licence group of upstream's WHENCE */
 	char *wording;         /* its Licence: text, normalised */
 	unsigned para_end;     /* last line of its Licence: paragraph, 0 none */
 	bool refused;
+	bool left;             /* an entry of it is imported */
 	const char *why;       /* refused: why (static) */
 	const char *inline_id; /* an id classified by this wording (text: key) */
 	char *named;           /* the file its wording names ("See LICENCE.foo") */
@@ -355,9 +357,13 @@ struct imp {
 	unsigned *orig;        /* per line of the WHENCE written: upstream's line, 0 added */
 	size_t norig;
 	int parentfd;
-	char stage[320];
+	char stage[320];       /* the stage's name in stagedir; "" once it is not ours to remove */
+	int stagedir;          /* parentfd (beside DIR), or DIR itself (its parts switched) */
+	char *stage_path;      /* the stage by path, for the model */
 	int stagefd;
 	const char *leaf;
+	char *kept_split;      /* DIR's manifests/packages, kept across releases */
+	size_t kept_len;
 };
 
 static bool is_sep_line(const char *s, size_t n)
@@ -451,11 +457,21 @@ static int split_lines(struct imp *im)
 	return im->replace && im->after ? 0 : -ENOMEM;
 }
 
+/* A prose line import writes ("# fwdist import: why: the upstream line")
+ * is cut to what the WHENCE reader takes: it quotes a line that may
+ * itself be at the limit. Only comments are cut, never an entry. */
+static void cap_prose(char *text)
+{
+	if (text[0] == '#' && strlen(text) > FW_LINE_MAX)
+		strcpy(text + FW_LINE_MAX - 3, "...");
+}
+
 /* Replace line ln (once: the first reason stands). */
 static int set_replace(struct imp *im, unsigned ln, char *text)
 {
 	if (!text)
 		return -ENOMEM;
+	cap_prose(text);
 	if (ln == 0 || ln > im->nlines || im->replace[ln]) {
 		free(text);
 		return 0;
@@ -466,9 +482,13 @@ static int set_replace(struct imp *im, unsigned ln, char *text)
 
 static int add_after(struct imp *im, unsigned ln, const char *text)
 {
-	char *old = im->after[ln], *n;
+	char *old = im->after[ln], *n, *capped = strdup(text);
 
-	n = old ? fw_asprintf("%s\n%s", old, text) : strdup(text);
+	if (!capped)
+		return -ENOMEM;
+	cap_prose(capped);
+	n = old ? fw_asprintf("%s\n%s", old, capped) : strdup(capped);
+	free(capped);
 	if (!n)
 		return -ENOMEM;
 	free(old);
@@ -502,6 +522,52 @@ static int drop_entry_as(struct imp *im, const struct fw_whence_entry *e, const 
 static int drop_entry(struct imp *im, const struct fw_whence_entry *e, const char *why)
 {
 	return drop_entry_as(im, e, why, true);
+}
+
+/* Why check would refuse this name (or NULL): unsafe for install, a name
+ * fwdist keeps for itself, or not UTF-8. Import refuses each such entry
+ * alone, so that one bad name never fails the whole import. */
+static const char *name_refusal(const char *name)
+{
+	const char *why = fw_name_problem(name);
+
+	if (!why)
+		why = fw_name_reserved(name) ? "a name fwdist reserves" : NULL;
+	if (!why && !fw_utf8_valid(name))
+		why = "name is not valid UTF-8";
+	return why;
+}
+
+/* The limits of the files import writes, for one entry: the line each
+ * file gives it, against what that file's reader takes (FW_LINE_MAX), with
+ * the message that reader gives. A WHENCE line is upstream's own unless it
+ * is rewritten quoted; a blob has a checksum line; an empty blob a split
+ * line (path: escaped). NULL when it fits; else a message in buf. */
+static const char *over_limit(const struct fw_whence_entry *e, bool empty, char *buf, size_t n)
+{
+	size_t len = strlen(e->name), esc = len;
+	const char *file = NULL;
+	size_t line = 0;
+
+	for (const char *c = e->name; *c; c++)
+		esc += strchr("*?[\\", *c) != NULL;
+	if ((e->flags & FW_E_UNQUOTED_SPACE) &&
+	    strlen(fw_entry_kind_name(e->kind)) + 4 + len > FW_LINE_MAX) {
+		file = FW_TREE_WHENCE;
+		line = strlen(fw_entry_kind_name(e->kind)) + 4 + len;
+	} else if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) &&
+		   FW_SHA256_HEX + 2 + len > FW_LINE_MAX) {
+		file = FW_TREE_SUMS;
+		line = FW_SHA256_HEX + 2 + len;
+	} else if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) && empty &&
+		   40 + strlen("empty:yes path:") + esc > FW_LINE_MAX) {
+		file = FW_TREE_SPLIT;
+		line = 40 + strlen("empty:yes path:") + esc;
+	}
+	if (!file)
+		return NULL;
+	snprintf(buf, n, "%s: line too long (%zu bytes, limit %d)", file, line, FW_LINE_MAX);
+	return buf;
 }
 
 /* ---- licences ---- */
@@ -1004,9 +1070,8 @@ static int plan_whence(struct imp *im)
 		/* "Source: cis/" names a directory of sources, as the model reads it. */
 		if (e->kind == FW_E_SOURCE && strlen(e->name) > 1 && e->name[strlen(e->name) - 1] == '/')
 			e->name[strlen(e->name) - 1] = '\0';
-		if (fw_name_problem(e->name) || fw_name_reserved(e->name)) {
-			r = drop_entry(im, e, fw_name_problem(e->name) ? fw_name_problem(e->name) :
-					      "a name fwdist reserves");
+		if (name_refusal(e->name)) {
+			r = drop_entry(im, e, name_refusal(e->name));
 			if (r < 0)
 				return r;
 			continue;
@@ -1014,8 +1079,16 @@ static int plan_whence(struct imp *im)
 		fd = fw_open_resolve(im->srcfd, e->name, O_RDONLY | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 &&
 		    (S_ISREG(st.st_mode) || (e->kind == FW_E_SOURCE && S_ISDIR(st.st_mode)))) {
-			im->named[i] = true;
+			char msg[128];
+
 			close(fd);
+			if (over_limit(e, S_ISREG(st.st_mode) && st.st_size == 0, msg, sizeof(msg))) {
+				r = drop_entry(im, e, msg);
+				if (r < 0)
+					return r;
+				continue;
+			}
+			im->named[i] = true;
 			if (e->flags & FW_E_UNQUOTED_SPACE) {
 				r = set_replace(im, e->line,
 						fw_asprintf("%s: \"%s\"", fw_entry_kind_name(e->kind), e->name));
@@ -1038,16 +1111,19 @@ static int plan_whence(struct imp *im)
 		if (r < 0)
 			return r;
 	}
+	/* Which groups have an entry left: one pass, not one per group. */
+	for (size_t i = 0; i < w->nentries; i++)
+		if (w->entries[i].licence && w->entries[i].licence <= w->nlicences &&
+		    !im->replace[w->entries[i].line])
+			im->groups[w->entries[i].licence - 1].left = true;
 	for (size_t g = 0; g < w->nlicences; g++) {
 		const struct fw_whence_licence *l = &w->licences[g];
 		struct group *gr = &im->groups[g];
-		bool left = false;
+		bool left = gr->left;
 
 		/* A group none of whose entries is imported: its licence lines
 		 * become prose too, or the parser would join them to the
 		 * group before (consecutive licence lines share one group). */
-		for (size_t i = 0; i < w->nentries && !left; i++)
-			left = w->entries[i].licence == g + 1 && !im->replace[w->entries[i].line];
 		if (!left) {
 			unsigned lns[2] = { l->text_line, l->spdx_line };
 
@@ -1511,6 +1587,36 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Why a link target cannot be written in a Link: line or read back, or NULL. */
+static const char *target_refusal(const char *t)
+{
+	for (const char *c = t; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "control character in the link target";
+		else if (*c == '\\' || *c == '"')
+			return "backslash or quote in the link target";
+	return fw_utf8_valid(t) ? NULL : "link target is not valid UTF-8";
+}
+
+/* What --no-whence leaves out by name (reported as not imported, not as
+ * unlisted): a file or link whose name check refuses or a WHENCE line
+ * cannot hold, a link whose target cannot be written. */
+static bool synth_refused(int dfd, const char *leaf, const char *path, const struct stat *st)
+{
+	char target[4096];
+	ssize_t k;
+
+	if (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode))
+		return false;
+	if (name_refusal(path) || strchr(path, '"'))
+		return true;
+	if (!S_ISLNK(st->st_mode))
+		return false;
+	k = readlinkat(dfd, leaf, target, sizeof(target) - 1);
+	target[k > 0 ? k : 0] = '\0';
+	return k > 0 && target_refusal(target);
+}
+
 static int walk_unlisted(struct imp *im, int dfd, const char *rel, char **listed, size_t nlisted,
 			 int depth)
 {
@@ -1536,7 +1642,10 @@ static int walk_unlisted(struct imp *im, int dfd, const char *rel, char **listed
 			free(path);
 			continue;
 		}
-		if (bsearch(&path, listed, nlisted, sizeof(*listed), cmp_str)) {
+		/* Listed; or, in an installed tree, refused by name (reported
+		 * with why it was not imported). */
+		if (bsearch(&path, listed, nlisted, sizeof(*listed), cmp_str) ||
+		    (im->o->no_whence && synth_refused(dfd, names[i], path, &st))) {
 			free(path);
 			continue;
 		}
@@ -1603,10 +1712,20 @@ static const struct fw_whence_entry *upstream_entry(const struct imp *im,
 						    const struct fw_whence_entry *e)
 {
 	unsigned ln = e->line < im->norig ? im->orig[e->line] : 0;
+	size_t lo = 0, hi = im->w.nentries;
 
-	for (size_t i = 0; ln && i < im->w.nentries; i++)
-		if (im->w.entries[i].line == ln)
-			return &im->w.entries[i];
+	/* The parser keeps entries in line order: a binary search, so that
+	 * pruning 100,000 links is not 100,000 scans. */
+	while (ln && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (im->w.entries[mid].line == ln)
+			return &im->w.entries[mid];
+		if (im->w.entries[mid].line < ln)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -1624,8 +1743,8 @@ static int prune(struct imp *im, const struct fw_tree *t)
 			r = drop_entry(im, ue, "listed twice");
 		else if (l->state != FW_LINK_OK)
 			r = drop_entry(im, ue, link_why(l->state));
-		else if (fw_name_reserved(l->e->name))
-			r = drop_entry(im, ue, "a name fwdist reserves");
+		else if (name_refusal(l->e->name))
+			r = drop_entry(im, ue, name_refusal(l->e->name));
 		else
 			continue;
 		if (r < 0)
@@ -1646,31 +1765,20 @@ static int prune(struct imp *im, const struct fw_tree *t)
 	return n;
 }
 
-static int load_stage(struct imp *im, struct fw_tree *t)
+/* The model of the stage; what its parsers say goes to d, or is dropped
+ * (NULL) while the plan is still being pruned. */
+static int load_stage_diag(struct imp *im, struct fw_tree *t, struct fw_diag *d)
 {
 	struct fw_diag tmp = { 0 };
-	char *root;
-	int r;
+	int r = fw_tree_load(t, im->stage_path, d ? d : &tmp);
 
-	/* The stage is opened by its path beside DIR. */
-	{
-		char *dir = strdup(im->o->into), *slash;
-
-		if (!dir)
-			return -ENOMEM;
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		root = slash ? fw_asprintf("%s/%s", *dir ? dir : "", im->stage) :
-			       strdup(im->stage);
-		free(dir);
-	}
-	if (!root)
-		return -ENOMEM;
-	r = fw_tree_load(t, root, &tmp);
-	free(root);
 	fw_diag_free(&tmp);
 	return r;
+}
+
+static int load_stage(struct imp *im, struct fw_tree *t)
+{
+	return load_stage_diag(im, t, NULL);
 }
 
 /* ---- --debian-copyright: which binary package ships each file ---- */
@@ -1801,6 +1909,11 @@ static bool owned_by(const struct owners *ow, const char *name, const char *pkg)
 	return false;
 }
 
+static int job_cmp_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct job *)elem)->name);
+}
+
 /* A split selector for a name or a directory: path: with the glob
  * characters escaped and blanks as '?' (the split's fields are blank-separated). */
 static void put_path(char *buf, size_t *n, const char *name, size_t len)
@@ -1825,6 +1938,21 @@ static int cmp_job_index(const void *a, const void *b, void *arg)
 	return strcmp(jobs[*(const size_t *)a].name, jobs[*(const size_t *)b].name);
 }
 
+static bool same_pkg(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+static int cmp_job_pkg(const void *a, const void *b, void *arg)
+{
+	const char *const *pkg = arg;
+	const char *x = pkg[*(const size_t *)a], *y = pkg[*(const size_t *)b];
+
+	if (!x || !y)
+		return (x != NULL) - (y != NULL);
+	return strcmp(x, y);
+}
+
 /* The package lines of a Debian root: each file goes to the package whose
  * metainfo lists it (files none lists, to firmware-free or firmware-nonfree
  * by category); a directory whose every blob goes to one package is one
@@ -1836,7 +1964,7 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 	struct owners ow = { 0 };
 	const char **pkg = calloc(njobs + 1, sizeof(*pkg));
 	bool *main_ok = NULL;
-	size_t *order = NULL;
+	size_t *order = NULL, *seg = NULL, *packed = NULL, npacked = 0;
 	int r = owners_load(&ow, im->rootfd >= 0 ? im->rootfd : im->srcfd);
 
 	if (!pkg)
@@ -1850,26 +1978,40 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 		if (!pkg[i])
 			pkg[i] = j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree";
 	}
-	/* A package with a non-free blob cannot be in main. */
+	/* A package with a non-free blob cannot be in main: the jobs sorted
+	 * by package, each package's run looked at once. */
 	main_ok = calloc(njobs + 1, sizeof(*main_ok));
-	if (r == 0 && !main_ok)
-		r = -ENOMEM;
-	for (size_t i = 0; r == 0 && i < njobs; i++) {
-		bool all_free = pkg[i] != NULL;
-
-		for (size_t k = 0; all_free && k < njobs; k++)
-			if (pkg[k] && strcmp(pkg[k], pkg[i]) == 0 && jobs[k].cat != FW_CAT_FREE)
-				all_free = false;
-		main_ok[i] = all_free;
-	}
-	/* In name order, so that the files of a directory are together. */
 	order = malloc((njobs + 1) * sizeof(*order));
-	if (r == 0 && !order)
+	seg = calloc(njobs + 1, sizeof(*seg));
+	packed = malloc((njobs + 1) * sizeof(*packed));
+	if (r == 0 && (!main_ok || !order || !seg || !packed))
 		r = -ENOMEM;
 	for (size_t i = 0; r == 0 && i < njobs; i++)
 		order[i] = i;
 	if (r == 0 && njobs > 1)
+		qsort_r(order, njobs, sizeof(*order), cmp_job_pkg, pkg);
+	for (size_t a = 0, b; r == 0 && a < njobs; a = b) {
+		bool all_free = true;
+
+		for (b = a; b < njobs && same_pkg(pkg[order[a]], pkg[order[b]]); b++)
+			all_free &= jobs[order[b]].cat == FW_CAT_FREE;
+		for (size_t k = a; k < b; k++)
+			main_ok[order[k]] = pkg[order[k]] && all_free;
+	}
+	/* In name order, so that the files of a directory are together. */
+	for (size_t i = 0; r == 0 && i < njobs; i++)
+		order[i] = i;
+	if (r == 0 && njobs > 1)
 		qsort_r(order, njobs, sizeof(*order), cmp_job_index, (void *)jobs);
+	/* The packaged ones alone, in that order, each with the number of
+	 * package changes before it: a directory (a run of names) holds one
+	 * package's blobs alone when the count is the same at both its ends. */
+	for (size_t oi = 0; r == 0 && oi < njobs; oi++)
+		if (pkg[order[oi]]) {
+			seg[npacked] = npacked && !same_pkg(pkg[packed[npacked - 1]], pkg[order[oi]]) ?
+				       seg[npacked - 1] + 1 : npacked ? seg[npacked - 1] : 0;
+			packed[npacked++] = order[oi];
+		}
 	for (size_t oi = 0; r == 0 && oi < njobs; oi++) {
 		size_t i = order[oi];
 		const char *name = jobs[i].name, *cut = NULL;
@@ -1880,13 +2022,29 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 		/* The widest directory above it that only this package's
 		 * blobs (or nothing packaged) fill. */
 		for (const char *sl = strchr(name, '/'); sl && !cut; sl = strchr(sl + 1, '/')) {
-			size_t dl = (size_t)(sl - name) + 1;
-			bool one = true;
+			size_t dl = (size_t)(sl - name) + 1, lo = 0, hi = npacked, first, last;
 
-			for (size_t k = 0; k < njobs && one; k++)
-				if (pkg[k] && !strncmp(jobs[k].name, name, dl) && strcmp(pkg[k], pkg[i]))
-					one = false;
-			if (one)
+			/* The run of packaged names below this directory. */
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (strncmp(jobs[packed[mid]].name, name, dl) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			first = lo;
+			hi = npacked;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (strncmp(jobs[packed[mid]].name, name, dl) <= 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			last = lo; /* > first: name itself is in it */
+			if (seg[first] == seg[last - 1])
 				cut = sl;
 		}
 		need = 3 * strlen(name) + 100;
@@ -1915,19 +2073,59 @@ static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, ch
 				oi++;
 	}
 	free(order);
+	free(seg);
+	free(packed);
 	free(main_ok);
 	free(pkg);
 	owners_free(&ow);
 	return r;
 }
 
+/* Append a split line for one file to the growable buf: its package by
+ * category, empty:yes for an empty blob (upstream ships it; the kernel
+ * refuses it: the split says so). */
+static int split_file_line(char **buf, size_t *n, size_t *cap, const struct job *j)
+{
+	size_t need = 3 * strlen(j->name) + 100;
+
+	while (*n + need > *cap) {
+		char *nb = realloc(*buf, *cap * 2);
+
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap *= 2;
+	}
+	*n += (size_t)sprintf(*buf + *n, "%-19s %-19s %spath:",
+			      j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree",
+			      j->cat == FW_CAT_FREE ? "main" : "non-free-firmware",
+			      j->size == 0 ? "empty:yes " : "");
+	put_path(*buf, n, j->name, strlen(j->name));
+	(*buf)[(*n)++] = '\n';
+	return 0;
+}
+
+static int note_empty(struct imp *im, const struct job *j)
+{
+	im->rep->empty++;
+	return strv_take(&im->rep->notes,
+			 fw_asprintf("%s: empty blob, shipped as upstream ships it (empty:yes in %s)",
+				     fw_esc(j->name), FW_TREE_SPLIT));
+}
+
 static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 {
 	size_t cap = 4096, n;
-	char *buf = malloc(cap);
+	char *buf;
 	bool any[FW_CAT_UNKNOWN + 1] = { false };
 	int r;
 
+	if (im->kept_split) {
+		/* The tree's own split, as it is; cover_uncovered adds a line
+		 * for each blob it has none for. */
+		return fw_write_atomic(im->stagefd, FW_TREE_SPLIT, im->kept_split, im->kept_len, 0644);
+	}
+	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
 	for (size_t i = 0; i < njobs; i++)
@@ -1950,44 +2148,66 @@ static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 				     "firmware-nonfree    non-free-firmware   category:non-free\n");
 	for (size_t i = 0; i < njobs; i++) {
 		const struct job *j = &jobs[i];
-		size_t need = 3 * strlen(j->name) + 100;
 
 		if (!j->is_blob || j->size > 0 || j->err)
 			continue;
-		while (n + need > cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		/* Upstream ships it; the kernel refuses it: the split says so. */
-		n += (size_t)sprintf(buf + n, "%-19s %-19s empty:yes path:",
-				     j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree",
-				     j->cat == FW_CAT_FREE ? "main" : "non-free-firmware");
-		for (const char *c = j->name; *c; c++) {
-			if (*c == ' ' || *c == '\t')
-				buf[n++] = '?';
-			else {
-				if (strchr("*?[\\", *c))
-					buf[n++] = '\\';
-				buf[n++] = *c;
-			}
-		}
-		buf[n++] = '\n';
-		im->rep->empty++;
-		r = strv_take(&im->rep->notes,
-			      fw_asprintf("%s: empty blob, shipped as upstream ships it (empty:yes in %s)",
-					  fw_esc(j->name), FW_TREE_SPLIT));
+		r = split_file_line(&buf, &n, &cap, j);
+		if (r == 0)
+			r = note_empty(im, j);
 		if (r < 0) {
 			free(buf);
 			return r;
 		}
 	}
 	r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, buf, n, 0644);
+	free(buf);
+	return r;
+}
+
+/* The split kept from DIR: a line for each blob it has none for (by its
+ * category; empty:yes for an empty one), each reported, so that the tree
+ * passes check and the packager sees what to place. jobs are sorted by
+ * name. */
+static int cover_uncovered(struct imp *im, const struct job *jobs, size_t njobs)
+{
+	static const char head[] = "# fwdist import: blobs this split had no line for";
+	struct fw_tree t;
+	size_t n = im->kept_len, cap = im->kept_len + 4096;
+	char *buf = malloc(cap);
+	int r = buf ? load_stage(im, &t) : -ENOMEM;
+
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	memcpy(buf, im->kept_split, n);
+	if (n && buf[n - 1] != '\n')
+		buf[n++] = '\n';
+	for (size_t i = 0; r == 0 && i < t.nblobs; i++) {
+		const struct fw_blob *b = &t.blobs[i];
+		const struct job *j;
+
+		if (b->duplicate || b->pkg >= 0 || (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE))
+			continue;
+		j = bsearch(b->e->name, jobs, njobs, sizeof(*jobs), job_cmp_name);
+		if (!j)
+			continue;
+		if (!im->rep->uncovered.n) {
+			memcpy(buf + n, head, sizeof(head) - 1);
+			n += sizeof(head) - 1;
+			buf[n++] = '\n';
+		}
+		r = split_file_line(&buf, &n, &cap, j);
+		if (r == 0)
+			r = strv_take(&im->rep->uncovered,
+				      fw_asprintf("%s: a line added for it (%s)", fw_esc(j->name),
+						  j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree"));
+		if (r == 0 && j->size == 0)
+			r = note_empty(im, j);
+	}
+	fw_tree_free(&t);
+	if (r == 0 && im->rep->uncovered.n)
+		r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, buf, n, 0644);
 	free(buf);
 	return r;
 }
@@ -2023,9 +2243,26 @@ static const struct fw_sum *old_sum(const struct fw_tree *o, const char *name)
 	return fw_sums_find(&o->sums, name);
 }
 
-static int job_cmp_name(const void *key, const void *elem)
+struct gone {                  /* an old blob not in the new tree */
+	const uint8_t *sha256;
+	uint64_t size;
+	size_t k;              /* its index in the old tree */
+};
+
+static int cmp_digest(const struct gone *a, const struct gone *b)
 {
-	return strcmp(key, ((const struct job *)elem)->name);
+	int c = memcmp(a->sha256, b->sha256, FW_SHA256_LEN);
+
+	return c ? c : (a->size > b->size) - (a->size < b->size);
+}
+
+/* By digest and size, then in the old tree's order (the first one is taken). */
+static int cmp_gone(const void *a, const void *b)
+{
+	const struct gone *x = a, *y = b;
+	int c = cmp_digest(x, y);
+
+	return c ? c : (x->k > y->k) - (x->k < y->k);
 }
 
 /* Block by block (by the Driver: word), what a packager reviews before a
@@ -2037,10 +2274,32 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 	struct fw_strv *c = &im->rep->changes;
 	char w[128];
 	bool *renamed_old = calloc(o->nblobs + 1, sizeof(bool));
+	struct gone *gone = calloc(o->nblobs + 1, sizeof(*gone));
+	size_t *next = calloc(o->nblobs + 1, sizeof(*next)), ngone = 0;
 	int r = 0;
 
-	if (!renamed_old)
+	if (!renamed_old || !gone || !next) {
+		free(renamed_old);
+		free(gone);
+		free(next);
 		return -ENOMEM;
+	}
+	/* The old blobs gone from the new tree, by digest: a new name finds
+	 * the first of them with its digest by a binary search, and each
+	 * digest's cursor moves past those taken (100,000 empty blobs
+	 * renamed share one digest: no rescans). */
+	for (size_t k = 0; k < o->nblobs; k++) {
+		const struct fw_blob *ob = &o->blobs[k];
+		const struct fw_sum *s = old_sum(o, ob->e->name);
+		const struct fw_name *nx = fw_tree_find(t, ob->e->name);
+
+		if (!ob->duplicate && s && !(nx && nx->blob >= 0))
+			gone[ngone++] = (struct gone){ s->sha256, s->size, k };
+	}
+	if (ngone > 1)
+		qsort(gone, ngone, sizeof(*gone), cmp_gone);
+	for (size_t k = 0; k < ngone; k++)
+		next[k] = k;
 	for (size_t i = 0; i < t->nblobs && r == 0; i++) {
 		const struct fw_blob *b = &t->blobs[i];
 		const struct fw_name *x;
@@ -2054,14 +2313,23 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 			/* A rename: an old blob, gone now, with this digest. */
 			const struct fw_blob *from = NULL;
 
-			for (size_t k = 0; j && k < o->nblobs && !from; k++) {
-				const struct fw_blob *ob = &o->blobs[k];
-				const struct fw_sum *s = old_sum(o, ob->e->name);
-				const struct fw_name *nx = fw_tree_find(t, ob->e->name);
+			if (j) {
+				struct gone key = { j->sha256, j->size, 0 };
+				size_t lo = 0, hi = ngone;
 
-				if (!ob->duplicate && !renamed_old[k] && s && !(nx && nx->blob >= 0) &&
-				    s->size == j->size && memcmp(s->sha256, j->sha256, FW_SHA256_LEN) == 0) {
-					from = ob;
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+
+					if (cmp_digest(&gone[mid], &key) < 0)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				if (lo < ngone && cmp_digest(&gone[lo], &key) == 0 && next[lo] < ngone &&
+				    cmp_digest(&gone[next[lo]], &key) == 0) {
+					size_t k = gone[next[lo]++].k;
+
+					from = &o->blobs[k];
 					renamed_old[k] = true;
 				}
 			}
@@ -2109,6 +2377,8 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 						     fw_esc(ob->e->name)));
 	}
 	free(renamed_old);
+	free(gone);
+	free(next);
 	if (r == 0 && c->n > 1)
 		qsort(c->v, c->n, sizeof(*c->v), cmp_str);
 	return r;
@@ -2380,7 +2650,7 @@ static bool needs_quotes(const char *name)
 }
 
 static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *names_out, int dfd,
-		      const char *rel, int depth)
+		      const char *rel, int depth, struct fw_strv *refused)
 {
 	char **names;
 	size_t n;
@@ -2400,8 +2670,18 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 			r = -ENOMEM;
 			break;
 		}
-		if (names[i][0] == '.' || fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    strchr(path, '\n') || strchr(path, '"')) {
+		if (names[i][0] == '.' || fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			free(path);
+			continue;
+		}
+		/* A name check refuses (or one a WHENCE line cannot hold: a
+		 * quote) is reported and left out; the rest imports. */
+		if (!S_ISDIR(st.st_mode) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && refused &&
+		    (name_refusal(path) || strchr(path, '"'))) {
+			r = strv_take(refused, fw_asprintf("%s: %s: %s",
+							   S_ISLNK(st.st_mode) ? "Link" : "File",
+							   fw_esc(path), name_refusal(path) ?
+							   name_refusal(path) : "quote in name"));
 			free(path);
 			continue;
 		}
@@ -2409,7 +2689,7 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0) {
-				r = synth_walk(files, links, names_out, sub, path, depth + 1);
+				r = synth_walk(files, links, names_out, sub, path, depth + 1, refused);
 				close(sub);
 			}
 		} else if (S_ISREG(st.st_mode) && names_out) {
@@ -2421,8 +2701,11 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 			char target[4096];
 			ssize_t k = readlinkat(dfd, names[i], target, sizeof(target) - 1);
 
-			if (k > 0 && !memchr(target, '\n', (size_t)k) && !memchr(target, '"', (size_t)k)) {
-				target[k] = '\0';
+			target[k > 0 ? k : 0] = '\0';
+			if (k > 0 && target_refusal(target)) {
+				r = strv_take(refused, fw_asprintf("Link: %s -> %s: %s", fw_esc(path),
+								   fw_esc(target), target_refusal(target)));
+			} else if (k > 0) {
 				line = fw_asprintf(needs_quotes(path) || needs_quotes(target) ?
 							   "Link: \"%s\" -> \"%s\"\n" : "Link: %s -> %s\n",
 						   path, target);
@@ -2470,7 +2753,7 @@ static int synth_whence(struct imp *im)
 	struct synth f = { 0 }, l = { 0 }, all = { 0 };
 	struct fw_strv names = { 0 };
 	bool dep5 = im->o->debian_copyright;
-	int r = synth_walk(&f, &l, dep5 ? &names : NULL, im->srcfd, "", 0);
+	int r = synth_walk(&f, &l, dep5 ? &names : NULL, im->srcfd, "", 0, &im->rep->dropped);
 
 	if (r == 0)
 		r = synth_add(&all, "Imported by fwdist import --no-whence from an installed tree.\n\n" SYNTH_SEP);
@@ -2539,6 +2822,553 @@ static int synth_whence(struct imp *im)
 	return 0;
 }
 
+/* ---- where the tree goes: DIR, what stands there, and the switch ---- */
+
+/* The parts of an fwdist tree: what an import replaces in a checkout of
+ * the repository (src/, debian/, tests/, .git and a user's notes stay). */
+static const char *const tree_parts[] = {
+	FW_TREE_WHENCE, FW_TREE_FIRMWARE, "manifests", FW_TREE_LICENSES,
+};
+
+/* Refuse DIR equal to SRC, inside it or holding it, by device and inode
+ * walking up from each (a string compare misses symlinks, bind mounts,
+ * "a/../b"): the import would replace the tree it reads, or a tree
+ * holding it, and the old parts it removes would be SRC's own. */
+static bool chain_has(int fd, const struct stat *want)
+{
+	int cur = dup(fd);
+
+	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
+		struct stat st, up;
+		int next;
+
+		if (fstat(cur, &st) < 0)
+			break;
+		if (st.st_dev == want->st_dev && st.st_ino == want->st_ino) {
+			close(cur);
+			return true;
+		}
+		next = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 || fstat(next, &up) < 0 ||
+		    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+			if (next >= 0)
+				close(next);
+			break; /* the root */
+		}
+		close(cur);
+		cur = next;
+	}
+	if (cur >= 0)
+		close(cur);
+	return false;
+}
+
+static int refuse_overlap(struct imp *im)
+{
+	int srcroot = im->rootfd >= 0 ? im->rootfd : im->srcfd;
+	struct stat src, dir;
+	bool have_dir = fstatat(im->parentfd, im->leaf, &dir, 0) == 0;
+	const char *why = NULL;
+
+	if (fstat(srcroot, &src) < 0)
+		return -errno;
+	if (have_dir && dir.st_dev == src.st_dev && dir.st_ino == src.st_ino)
+		why = "is SRC";
+	else if (chain_has(im->parentfd, &src))
+		why = "is inside SRC";
+	else if (have_dir && S_ISDIR(dir.st_mode) && chain_has(srcroot, &dir))
+		why = "is an ancestor of SRC";
+	if (!why)
+		return 0;
+	fw_diag_add(im->d, im->o->into, 0, "%s (%s): refusing to import a tree into itself", why,
+		    im->o->src);
+	return -EINVAL;
+}
+
+/* An fwdist tree: WHENCE and manifests/checksums are regular files their
+ * parsers read without an error. A checkout of this repository is one, a
+ * previous import is one; a linux-firmware checkout (no manifests/) or
+ * any other directory is not, and is never replaced unless --adopt. */
+static bool is_fwdist_tree(int dirfd)
+{
+	struct fw_diag d = { 0 };
+	struct fw_whence w = { 0 };
+	struct fw_sums s = { 0 };
+	char *buf = NULL;
+	size_t len;
+	bool ok = false;
+
+	if (fw_read_text(dirfd, FW_TREE_WHENCE, &buf, &len) == 0 &&
+	    fw_whence_parse(&w, FW_TREE_WHENCE, buf, len, &d) == 0 && !w.errors && !d.n) {
+		free(buf);
+		buf = NULL;
+		ok = fw_read_text(dirfd, FW_TREE_SUMS, &buf, &len) == 0 &&
+		     fw_sums_parse(&s, FW_TREE_SUMS, buf, len, &d) == 0 && !d.n;
+		fw_sums_free(&s);
+	}
+	fw_whence_free(&w);
+	free(buf);
+	fw_diag_free(&d);
+	return ok;
+}
+
+/* manifests/imported: what an import wrote at the top of DIR, so that the
+ * next import replaces exactly that, and whether it generated the split
+ * (regenerated next time) or kept the one the tree had (kept again). */
+static int read_import_mark(int dirfd, struct fw_strv *parts, bool *split_generated)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+	char *buf;
+	size_t len;
+	int r = fw_read_text(dirfd, FW_TREE_IMPORTED, &buf, &len);
+
+	if (r < 0)
+		return r;
+	fw_lines_init(&it, buf, len);
+	r = -EINVAL;
+	while (fw_lines_next(&it, &ls, &le)) {
+		size_t n = (size_t)(le - ls);
+
+		if (it.line == 1) {
+			if (n != strlen(FW_IMPORTED_HEADER) || memcmp(ls, FW_IMPORTED_HEADER, n) != 0)
+				break;
+			r = 0;
+		} else if (n > 5 && memcmp(ls, "part ", 5) == 0) {
+			char *p = fw_strndup(ls + 5, n - 5);
+
+			/* One name at the top of DIR, nothing else. */
+			if (p && (fw_name_problem(p) || strchr(p, '/'))) {
+				free(p);
+				r = -EINVAL;
+				break;
+			}
+			if (strv_take(parts, p) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+		} else if (n == 15 && memcmp(ls, "split generated", 15) == 0) {
+			*split_generated = true;
+		}
+	}
+	free(buf);
+	if (r < 0)
+		fw_strv_free(parts);
+	return r;
+}
+
+static int write_import_mark(struct imp *im, char **parts, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r = add_line(&buf, &len, &cap, FW_IMPORTED_HEADER, strlen(FW_IMPORTED_HEADER));
+	static const char why[] = "# What fwdist import wrote at the top of this tree: the next import "
+				  "replaces these, and nothing else.";
+	const char *split = im->kept_split ? "split kept" : "split generated";
+
+	if (r == 0)
+		r = add_line(&buf, &len, &cap, why, strlen(why));
+	if (r == 0)
+		r = add_line(&buf, &len, &cap, split, strlen(split));
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char *l = fw_asprintf("part %s", parts[i]);
+
+		r = l ? add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
+		free(l);
+	}
+	if (r == 0)
+		r = fw_write_atomic(im->stagefd, FW_TREE_IMPORTED, buf, len, 0644);
+	free(buf);
+	return r;
+}
+
+enum into_kind {
+	INTO_NEW,     /* DIR is absent: the stage is renamed to it */
+	INTO_EMPTY,   /* an empty directory: swapped whole, the empty one removed */
+	INTO_IMPORT,  /* a previous import's tree and nothing else: swapped whole */
+	INTO_PARTS,   /* a tree with more beside it (a checkout): the parts switched */
+};
+
+struct into {
+	enum into_kind kind;
+	int fd;                  /* DIR, when it exists */
+	struct fw_strv entries;  /* DIR's top-level names */
+	struct fw_strv ours;     /* the names at DIR's top an import may replace */
+	bool fwdist_tree, marked, split_generated;
+};
+
+static void into_free(struct into *in)
+{
+	if (in->fd >= 0)
+		close(in->fd);
+	fw_strv_free(&in->entries);
+	fw_strv_free(&in->ours);
+}
+
+/* What stands at DIR, and so how it is replaced. Refused (-EEXIST, said in
+ * d): a non-directory, and a directory that is neither empty, nor a tree a
+ * previous import wrote, nor an fwdist tree, unless --adopt. */
+static int look_at_into(struct imp *im, struct into *in)
+{
+	struct stat st;
+	char **nm;
+	size_t nn;
+	int r;
+
+	in->fd = -1;
+	if (fstatat(im->parentfd, im->leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		in->kind = INTO_NEW;
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fw_diag_add(im->d, im->o->into, 0, "exists and is not a directory");
+		return -ENOTDIR;
+	}
+	in->fd = openat(im->parentfd, im->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (in->fd < 0)
+		return -errno;
+	r = fw_read_dir_sorted(in->fd, &nm, &nn);
+	if (r < 0)
+		return r;
+	in->entries.v = nm;
+	in->entries.n = in->entries.cap = nn;
+	if (!nn) {
+		in->kind = INTO_EMPTY;
+		return 0;
+	}
+	in->fwdist_tree = is_fwdist_tree(in->fd);
+	r = read_import_mark(in->fd, &in->ours, &in->split_generated);
+	if (r == -ENOMEM)
+		return r;
+	in->marked = r == 0 && in->fwdist_tree;
+	if (!in->marked) {
+		fw_strv_free(&in->ours);
+		in->split_generated = false;
+		for (size_t i = 0; in->fwdist_tree && i < FW_ARRAY_SIZE(tree_parts); i++)
+			if (strv_take(&in->ours, strdup(tree_parts[i])) < 0)
+				return -ENOMEM;
+	}
+	if (!in->fwdist_tree && !im->o->adopt) {
+		fw_diag_add(im->d, im->o->into, 0,
+			    "not empty, and not an fwdist tree (a WHENCE and a manifests/checksums "
+			    "that parse): refusing to replace what import did not write "
+			    "(--adopt imports into it and keeps what is in the way)");
+		return -EEXIST;
+	}
+	in->kind = INTO_IMPORT;
+	for (size_t i = 0; i < nn; i++)
+		if (!in->marked || !strv_has(&in->ours, nm[i]))
+			in->kind = INTO_PARTS;
+	return 0;
+}
+
+/* The journal of a switch of parts: written in DIR before the first
+ * switch, removed after the last step. An import that finds one completes
+ * it first; check reports a tree that has one (part old, part new). Lines:
+ *   stage NAME         the stage in DIR the new parts come from
+ *   keep NAME          where old parts not import's own go (--adopt)
+ *   part INO OLD NAME  a part: the inode of its new version (0: none, the
+ *                      old one only goes), OLD "remove" or "keep"
+ * A part is switched when DIR/NAME has the new inode: each step can be
+ * redone, whatever moment a kill chose. */
+struct jpart {
+	char *name;
+	unsigned long long ino;
+	bool keep;
+};
+
+struct journal {
+	char *stage, *keepdir;
+	struct jpart *v;
+	size_t n, cap;
+};
+
+static void journal_free(struct journal *j)
+{
+	for (size_t i = 0; i < j->n; i++)
+		free(j->v[i].name);
+	free(j->v);
+	free(j->stage);
+	free(j->keepdir);
+	memset(j, 0, sizeof(*j));
+}
+
+static int journal_write(int dirfd, const struct journal *j)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r = add_line(&buf, &len, &cap, FW_JOURNAL_HEADER, strlen(FW_JOURNAL_HEADER));
+
+	for (size_t i = 0; r == 0 && i <= j->n + 1; i++) {
+		char *l = i == j->n ? fw_asprintf("stage %s", j->stage) :
+			  i == j->n + 1 ? (j->keepdir ? fw_asprintf("keep %s", j->keepdir) : NULL) :
+			  fw_asprintf("part %llu %s %s", j->v[i].ino, j->v[i].keep ? "keep" : "remove",
+				      j->v[i].name);
+
+		if (!l && (i != j->n + 1 || j->keepdir))
+			r = -ENOMEM;
+		else if (l)
+			r = add_line(&buf, &len, &cap, l, strlen(l));
+		free(l);
+	}
+	if (r == 0)
+		r = fw_write_atomic(dirfd, FW_TREE_IMPORT_JOURNAL, buf, len, 0644);
+	free(buf);
+	return r;
+}
+
+static int journal_read(int dirfd, struct journal *j)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+	char *buf;
+	size_t len;
+	int r = fw_read_text(dirfd, FW_TREE_IMPORT_JOURNAL, &buf, &len);
+
+	memset(j, 0, sizeof(*j));
+	if (r < 0)
+		return r;
+	fw_lines_init(&it, buf, len);
+	while (r == 0 && fw_lines_next(&it, &ls, &le)) {
+		char *l = fw_strndup(ls, (size_t)(le - ls)), *end;
+
+		if (!l) {
+			r = -ENOMEM;
+			break;
+		}
+		if (it.line == 1) {
+			r = strcmp(l, FW_JOURNAL_HEADER) == 0 ? 0 : -EINVAL;
+		} else if (strncmp(l, "stage ", 6) == 0 && !j->stage) {
+			j->stage = strdup(l + 6);
+			r = j->stage && fw_is_tmp_name(j->stage) ? 0 : -EINVAL;
+		} else if (strncmp(l, "keep ", 5) == 0 && !j->keepdir) {
+			j->keepdir = strdup(l + 5);
+			r = j->keepdir && !fw_name_problem(j->keepdir) && !strchr(j->keepdir, '/') ? 0 :
+			    -EINVAL;
+		} else if (strncmp(l, "part ", 5) == 0) {
+			unsigned long long ino = strtoull(l + 5, &end, 10);
+			bool keep = strncmp(end, " keep ", 6) == 0;
+
+			if (!keep && strncmp(end, " remove ", 8) != 0) {
+				r = -EINVAL;
+			} else {
+				const char *name = end + (keep ? 6 : 8);
+
+				/* A name at the top of DIR, never a path out of it. */
+				if (fw_name_problem(name) || strchr(name, '/') ||
+				    fw_grow(&j->v, &j->cap, j->n, sizeof(*j->v)) < 0) {
+					r = -EINVAL;
+				} else {
+					j->v[j->n] = (struct jpart){ strdup(name), ino, keep };
+					r = j->v[j->n++].name ? 0 : -ENOMEM;
+				}
+			}
+		} else {
+			r = -EINVAL;
+		}
+		free(l);
+	}
+	free(buf);
+	if (r == 0 && !j->stage)
+		r = -EINVAL;
+	if (r < 0)
+		journal_free(j);
+	return r;
+}
+
+/* Carry out a journal to its end: each new part into DIR (exchanged with
+ * the old one, which lands in the stage), the old parts kept or removed
+ * with the stage, the journal last. Every step checks what is there by
+ * inode first, so a second run after a kill redoes nothing twice; what is
+ * neither the old nor the new the journal knows is left alone (-ESTALE). */
+static int journal_apply(int dirfd, const struct journal *j, struct fw_diag *d, const char *into)
+{
+	int sfd = openat(dirfd, j->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), kfd = -1;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < j->n; i++) {
+		const struct jpart *p = &j->v[i];
+		struct stat ds, ss;
+		bool in_dir = fstatat(dirfd, p->name, &ds, AT_SYMLINK_NOFOLLOW) == 0;
+		bool in_stage = sfd >= 0 && fstatat(sfd, p->name, &ss, AT_SYMLINK_NOFOLLOW) == 0;
+
+		if (p->ino && in_dir && ds.st_ino == p->ino)
+			continue; /* switched */
+		if (p->ino && (!in_stage || ss.st_ino != p->ino)) {
+			fw_diag_add(d, into, 0, "%s: neither the old nor the new part the import "
+				    "journal %s names; left as it is", fw_esc(p->name),
+				    FW_TREE_IMPORT_JOURNAL);
+			r = -ESTALE;
+			break;
+		}
+		if (p->ino)
+			r = renameat2(sfd, p->name, dirfd, p->name,
+				      in_dir ? RENAME_EXCHANGE : RENAME_NOREPLACE) < 0 ? -errno : 0;
+		else if (in_dir && !in_stage && sfd >= 0)
+			r = renameat(dirfd, p->name, sfd, p->name) < 0 ? -errno : 0;
+	}
+	if (r == 0 && fsync(dirfd) < 0)
+		r = -errno;
+	/* Every part is switched: the old ones are in the stage. */
+	if (r == 0 && sfd >= 0 && j->keepdir) {
+		r = fw_mkdirat(dirfd, j->keepdir, 0755);
+		if (r == -EEXIST)
+			r = 0;
+		kfd = r == 0 ? openat(dirfd, j->keepdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				      O_CLOEXEC) : -1;
+		if (r == 0 && kfd < 0)
+			r = -errno;
+		for (size_t i = 0; r == 0 && i < j->n; i++)
+			if (j->v[i].keep && faccessat(sfd, j->v[i].name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    renameat2(sfd, j->v[i].name, kfd, j->v[i].name, RENAME_NOREPLACE) < 0)
+				r = -errno;
+		if (r == 0 && fsync(kfd) < 0)
+			r = -errno;
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (kfd >= 0)
+		close(kfd);
+	if (r == 0)
+		r = fw_rm_rf_at(dirfd, j->stage);
+	if (r == 0 && unlinkat(dirfd, FW_TREE_IMPORT_JOURNAL, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	if (r == 0 && fsync(dirfd) < 0)
+		r = -errno;
+	if (r < 0 && r != -ESTALE)
+		fw_diag_add(d, into, 0, "cannot complete the switch of its parts: %s", strerror(-r));
+	return r;
+}
+
+/* An import into DIR that was cut short: complete it before anything else. */
+static int complete_journal(struct imp *im, int dirfd)
+{
+	struct journal j;
+	int r = journal_read(dirfd, &j);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		fw_diag_add(im->d, im->o->into, 0, "%s: unreadable import journal (%s); left as it is",
+			    FW_TREE_IMPORT_JOURNAL, strerror(-r));
+		return r;
+	}
+	r = journal_apply(dirfd, &j, im->d, im->o->into);
+	if (r == 0)
+		r = strv_take(&im->rep->notes, fw_asprintf("%s: an import cut short there was completed",
+							   fw_esc(im->o->into)));
+	journal_free(&j);
+	return r;
+}
+
+/* Do regular files a and b hold the same bytes? */
+static bool same_file(int afd, const char *a, int bfd, const char *b)
+{
+	char *x = NULL, *y = NULL;
+	size_t xl, yl;
+	bool same = fw_read_text(afd, a, &x, &xl) == 0 && fw_read_text(bfd, b, &y, &yl) == 0 &&
+		    xl == yl && memcmp(x, y, xl) == 0;
+
+	free(x);
+	free(y);
+	return same;
+}
+
+/* Switch the stage's parts into DIR (INTO_PARTS): what each replaces is
+ * removed when an import wrote it or it is a part of the fwdist tree that
+ * was there (or is a file with the same bytes: nothing is lost), kept in
+ * DIR/fwdist-replaced.N with --adopt, else the import is refused; a part a
+ * previous import wrote that this one does not write goes too. */
+static int switch_parts(struct imp *im, const struct into *in)
+{
+	struct journal j = { 0 };
+	char **parts = NULL;
+	size_t nparts = 0;
+	bool any_keep = false;
+	int r = fw_read_dir_sorted(im->stagefd, &parts, &nparts);
+
+	for (size_t i = 0; r == 0 && i <= nparts; i++) {
+		const char *name = i < nparts ? parts[i] : NULL;
+		struct stat st;
+		bool keep = false;
+
+		if (name && strcmp(name, FW_STAGE_MARK) == 0)
+			continue;
+		if (!name)
+			break;
+		if (strv_has(&in->entries, name) && !strv_has(&in->ours, name) &&
+		    !same_file(in->fd, name, im->stagefd, name)) {
+			if (!im->o->adopt) {
+				fw_diag_add(im->d, im->o->into, 0,
+					    "%s: there already, and not written by an import nor a part of "
+					    "an fwdist tree: refusing to replace it (--adopt keeps it in "
+					    "fwdist-replaced.N)", fw_esc(name));
+				r = -EEXIST;
+				break;
+			}
+			keep = any_keep = true;
+		}
+		if (fstatat(im->stagefd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			break;
+		}
+		if (fw_grow(&j.v, &j.cap, j.n, sizeof(*j.v)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		j.v[j.n] = (struct jpart){ strdup(name), (unsigned long long)st.st_ino, keep };
+		r = j.v[j.n++].name ? 0 : -ENOMEM;
+	}
+	/* What a previous import wrote and this one does not: it goes. */
+	for (size_t i = 0; r == 0 && in->marked && i < in->ours.n; i++) {
+		bool staged = false;
+
+		for (size_t k = 0; k < nparts && !staged; k++)
+			staged = strcmp(parts[k], in->ours.v[i]) == 0;
+		if (staged || !strv_has(&in->entries, in->ours.v[i]))
+			continue;
+		if (fw_grow(&j.v, &j.cap, j.n, sizeof(*j.v)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		j.v[j.n] = (struct jpart){ strdup(in->ours.v[i]), 0, false };
+		r = j.v[j.n++].name ? 0 : -ENOMEM;
+	}
+	fw_free_strv(parts, nparts);
+	if (r == 0)
+		j.stage = strdup(im->stage);
+	if (r == 0 && !j.stage)
+		r = -ENOMEM;
+	for (unsigned k = 1; r == 0 && any_keep && !j.keepdir; k++) {
+		char *name = fw_asprintf("fwdist-replaced.%u", k);
+
+		if (!name)
+			r = -ENOMEM;
+		else if (faccessat(in->fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			free(name);
+		else
+			j.keepdir = name;
+	}
+	/* The stage is complete and checked: from the journal on, the
+	 * import goes forward, now or at the next run. */
+	if (r == 0 && fsync(im->stagefd) < 0)
+		r = -errno;
+	if (r == 0)
+		r = journal_write(in->fd, &j);
+	if (r == 0) {
+		im->stage[0] = '\0'; /* the journal owns it now */
+		r = journal_apply(in->fd, &j, im->d, im->o->into);
+		if (r == 0 && j.keepdir)
+			r = strv_take(&im->rep->notes,
+				      fw_asprintf("%s/%s: what stood in the way, kept (--adopt)",
+						  fw_esc(im->o->into), j.keepdir));
+	}
+	journal_free(&j);
+	return r;
+}
+
 /* ---- the import ---- */
 
 static int open_src(struct imp *im)
@@ -2560,15 +3390,48 @@ static int open_src(struct imp *im)
 	return 0;
 }
 
+/* DIR's parent (where the stage goes when DIR is replaced whole) and
+ * DIR's last component; *into keeps the storage. */
+static int open_into(struct imp *im, char **into)
+{
+	char *slash;
+
+	*into = strdup(im->o->into);
+	if (!*into)
+		return -ENOMEM;
+	while (strlen(*into) > 1 && (*into)[strlen(*into) - 1] == '/')
+		(*into)[strlen(*into) - 1] = '\0';
+	slash = strrchr(*into, '/');
+	im->leaf = slash ? slash + 1 : *into;
+	if (slash == *into) {
+		im->parentfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else if (slash) {
+		*slash = '\0';
+		im->parentfd = open(*into, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		*slash = '/';
+	} else {
+		im->parentfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (im->parentfd < 0 || !*im->leaf || strcmp(im->leaf, ".") == 0 ||
+	    strcmp(im->leaf, "..") == 0) {
+		int r = im->parentfd < 0 ? -errno : -EINVAL;
+
+		fw_diag_add(im->d, im->o->into, 0, "cannot use as the destination: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
 int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d)
 {
 	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .rootfd = -1, .parentfd = -1,
-			  .stagefd = -1 };
+			  .stagedir = -1, .stagefd = -1 };
 	struct fw_tree t = { 0 }, old = { 0 };
+	struct into in = { .fd = -1 };
 	bool have_t = false, have_old = false;
 	struct job *jobs = NULL;
 	size_t njobs = 0;
-	char *buf = NULL, *into = NULL, *slash;
+	char *buf = NULL, *into = NULL;
 	size_t len;
 	int r, fwfd = -1;
 
@@ -2578,6 +3441,11 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		fw_diag_add(d, o->src, 0, "cannot open: %s", strerror(-r));
 		return r;
 	}
+	r = open_into(&im, &into);
+	if (r == 0)
+		r = refuse_overlap(&im);
+	if (r < 0)
+		goto out;
 	im.licfds = calloc(o->nlicence_dirs + 1, sizeof(int));
 	if (!im.licfds) {
 		r = -ENOMEM;
@@ -2663,30 +3531,6 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		goto out;
 	}
 
-	/* The stage, beside DIR. */
-	into = strdup(o->into);
-	if (!into) {
-		r = -ENOMEM;
-		goto out;
-	}
-	while (strlen(into) > 1 && into[strlen(into) - 1] == '/')
-		into[strlen(into) - 1] = '\0';
-	slash = strrchr(into, '/');
-	im.leaf = slash ? slash + 1 : into;
-	if (slash == into)
-		im.parentfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	else if (slash) {
-		*slash = '\0';
-		im.parentfd = open(into, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		*slash = '/';
-	} else {
-		im.parentfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	}
-	if (im.parentfd < 0 || !*im.leaf || strcmp(im.leaf, ".") == 0 || strcmp(im.leaf, "..") == 0) {
-		r = im.parentfd < 0 ? -errno : -EINVAL;
-		fw_diag_add(d, o->into, 0, "cannot use as the destination: %s", strerror(-r));
-		goto out;
-	}
 	/* One import at a time beside DIR: a second one would take the
 	 * first one's stage for what a killed import left. */
 	if (flock(im.parentfd, LOCK_EX) < 0) {
@@ -2694,72 +3538,84 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		fw_diag_add(d, o->into, 0, "cannot lock the directory it is in: %s", strerror(-r));
 		goto out;
 	}
+	/* A switch of DIR's parts cut short is completed first: until then
+	 * DIR may be part old, part new. */
 	{
-		struct stat st;
+		int dfd = openat(im.parentfd, im.leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-		if (fstatat(im.parentfd, im.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			int dfd;
-			bool empty = true;
+		r = dfd >= 0 ? complete_journal(&im, dfd) : 0;
+		if (dfd >= 0)
+			close(dfd);
+		if (r < 0)
+			goto out;
+	}
+	r = look_at_into(&im, &in);
+	if (r < 0)
+		goto out;
+	if (in.kind == INTO_IMPORT || (in.kind == INTO_PARTS && in.fwdist_tree)) {
+		if (fw_tree_load(&old, o->into, &(struct fw_diag){ 0 }) == 0)
+			have_old = rep->had_old = true;
+		/* The split the tree has is kept across releases, unless an
+		 * import generated it (then it is generated again). */
+		if (!in.split_generated && fw_read_text(in.fd, FW_TREE_SPLIT, &im.kept_split,
+							&im.kept_len) == 0) {
+			struct fw_split sp;
+			struct fw_diag sd = { 0 };
 
-			if (!S_ISDIR(st.st_mode)) {
-				r = -ENOTDIR;
-				fw_diag_add(d, o->into, 0, "exists and is not a directory");
+			r = fw_split_parse(&sp, FW_TREE_SPLIT, im.kept_split, im.kept_len, &sd);
+			fw_split_free(&sp);
+			if (r == 0 && sd.n) {
+				r = strv_take(&rep->notes, fw_asprintf("%s/%s does not parse: a split "
+								       "generated instead",
+								       fw_esc(o->into), FW_TREE_SPLIT));
+				free(im.kept_split);
+				im.kept_split = NULL;
+			}
+			fw_diag_free(&sd);
+			if (r < 0)
 				goto out;
-			}
-			/* Only a tree (WHENCE at its top) or an empty directory is replaced. */
-			dfd = openat(im.parentfd, im.leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (dfd >= 0) {
-				char **nm;
-				size_t nn;
-
-				if (fw_read_dir_sorted(dfd, &nm, &nn) == 0) {
-					empty = nn == 0;
-					fw_free_strv(nm, nn);
-				}
-				close(dfd);
-			}
-			if (!empty && faccessat(im.parentfd, into + (slash ? (size_t)(im.leaf - into) : 0),
-						F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-				char *wpath = fw_asprintf("%s/WHENCE", o->into);
-
-				if (!wpath) {
-					r = -ENOMEM;
-					goto out;
-				}
-				if (access(wpath, F_OK) != 0) {
-					free(wpath);
-					r = -EEXIST;
-					fw_diag_add(d, o->into, 0,
-						    "not empty and no WHENCE at its top: not a tree to replace");
-					goto out;
-				}
-				free(wpath);
-				if (fw_tree_load(&old, o->into, &(struct fw_diag){ 0 }) == 0)
-					have_old = rep->had_old = true;
-			}
 		}
 	}
-	/* What a killed import of this DIR left beside it (its stage, marked). */
+	/* What a killed import of this DIR left (its stage, marked): beside
+	 * it, or in it when its parts are switched. */
+	im.stagedir = in.kind == INTO_PARTS ? in.fd : im.parentfd;
 	{
 		char **nm;
 		size_t nn;
-		char *prefix = fw_asprintf(".%s.", im.leaf);
+		char *prefix = fw_asprintf(".%s.", in.kind == INTO_PARTS ? "import" : im.leaf);
 
-		if (prefix && fw_read_dir_sorted(im.parentfd, &nm, &nn) == 0) {
+		if (prefix && fw_read_dir_sorted(im.stagedir, &nm, &nn) == 0) {
 			for (size_t i = 0; i < nn; i++)
 				if (strncmp(nm[i], prefix, strlen(prefix)) == 0 &&
-				    fw_is_stale_tmp(im.parentfd, nm[i]))
-					fw_rm_rf_at(im.parentfd, nm[i]);
+				    fw_is_stale_tmp(im.stagedir, nm[i]))
+					fw_rm_rf_at(im.stagedir, nm[i]);
 			fw_free_strv(nm, nn);
 		}
 		free(prefix);
 	}
-	r = fw_tmp_mkdir(im.parentfd, im.leaf, im.stage, sizeof(im.stage));
+	r = fw_tmp_mkdir(im.stagedir, in.kind == INTO_PARTS ? "import" : im.leaf, im.stage,
+			 sizeof(im.stage));
 	if (r < 0) {
-		fw_diag_add(d, o->into, 0, "cannot create a temporary tree beside it: %s", strerror(-r));
+		fw_diag_add(d, o->into, 0, "cannot create a temporary tree %s it: %s",
+			    in.kind == INTO_PARTS ? "in" : "beside", strerror(-r));
 		goto out;
 	}
-	im.stagefd = openat(im.parentfd, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	{
+		char *dir = strdup(o->into), *sl = dir ? strrchr(dir, '/') : NULL;
+
+		if (in.kind == INTO_PARTS)
+			im.stage_path = fw_asprintf("%s/%s", o->into, im.stage);
+		else if (sl)
+			im.stage_path = fw_asprintf("%.*s/%s", (int)(sl - dir), dir, im.stage);
+		else
+			im.stage_path = strdup(im.stage);
+		free(dir);
+		if (!im.stage_path) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	im.stagefd = openat(im.stagedir, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (im.stagefd < 0) {
 		r = -errno;
 		goto fail;
@@ -2945,13 +3801,35 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		goto fail;
 	if (njobs > 1)
 		qsort(jobs, njobs, sizeof(*jobs), cmp_sum_job);
+	if (im.kept_split)
+		r = cover_uncovered(&im, jobs, njobs);
+	/* What this import wrote at the top of DIR, for the next one. */
+	if (r == 0) {
+		char **parts = NULL;
+		size_t nparts = 0, k = 0;
+
+		r = fw_read_dir_sorted(im.stagefd, &parts, &nparts);
+		for (size_t i = 0; r == 0 && i < nparts; i++)
+			if (strcmp(parts[i], FW_STAGE_MARK) != 0)
+				parts[k++] = parts[i];
+			else
+				free(parts[i]);
+		if (r == 0)
+			r = write_import_mark(&im, parts, k);
+		fw_free_strv(parts, k);
+	}
+	if (r < 0)
+		goto fail;
 	/* The built tree must pass its own check (the model; the files were
 	 * hashed as they were copied). */
 	{
 		struct fw_tree fin;
 		size_t before = d->n;
 
-		r = load_stage(&im, &fin);
+		/* Every reader's limits too (line lengths, sizes): what a
+		 * parser of the written files says fails the import here,
+		 * not `check` afterwards. */
+		r = load_stage_diag(&im, &fin, d);
 		if (r < 0)
 			goto fail;
 		fw_tree_check_model(&fin, d);
@@ -2966,7 +3844,16 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		if (r < 0)
 			goto fail;
 	}
-	/* Into place: swap with the old tree, or take the free name. */
+	/* Into place: the parts of DIR switched one by one, under a journal. */
+	if (in.kind == INTO_PARTS) {
+		r = switch_parts(&im, &in);
+		if (r < 0)
+			goto fail;
+		rep->written = true;
+		goto out;
+	}
+	/* Or the whole of DIR swapped with the old tree (all of it an
+	 * import's, or empty), or the free name taken. */
 	unlinkat(im.stagefd, FW_STAGE_MARK, 0);
 	if (fsync(im.stagefd) < 0) {
 		r = -errno;
@@ -3002,9 +3889,12 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 	r = 0;
 	goto out;
 fail:
-	if (im.parentfd >= 0 && im.stage[0])
-		fw_rm_rf_at(im.parentfd, im.stage);
+	if (im.stagedir >= 0 && im.stage[0])
+		fw_rm_rf_at(im.stagedir, im.stage);
 out:
+	into_free(&in);
+	free(im.stage_path);
+	free(im.kept_split);
 	if (fwfd >= 0)
 		close(fwfd);
 	if (have_t)

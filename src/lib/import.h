@@ -70,6 +70,7 @@ struct fw_import_opts {
 	bool no_whence;            /* SRC is an installed tree: every file a File: */
 	bool debian_copyright;     /* licences from SRC's usr/share/doc/<pkg>/copyright */
 	bool vouch;                /* no_whence: what no licence covers is FW_IMPORT_VOUCHED */
+	bool adopt;                /* DIR need not be an fwdist tree: what is in the way is kept */
 };
 
 /* What an import found and did; every list is of printable lines. */
@@ -82,6 +83,7 @@ struct fw_import_report {
 	struct fw_strv notes;      /* other facts (CRLF converted, empty blobs shipped) */
 	struct fw_strv changes;    /* against the tree that was at DIR */
 	struct fw_strv packages;   /* --debian-copyright: the packages found */
+	struct fw_strv uncovered;  /* blobs the split kept from DIR has no line for */
 	unsigned blocks, files, links, sources, copied, linked, empty;
 	unsigned cat[FW_CAT_UNKNOWN + 1]; /* blobs per effective category */
 	uint64_t bytes;

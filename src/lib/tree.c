@@ -261,8 +261,74 @@ static int add_match(struct fw_blob *b, unsigned pkg, unsigned line)
 	return 0;
 }
 
+/* The name a rule's path: selector matches alone (not negated, no glob
+ * character once its escapes are undone), or NULL (none; out of memory
+ * too: the rule is then tried on every blob, which is merely slower). */
+static char *literal_path(const struct fw_split_rule *r)
+{
+	for (size_t i = 0; i < r->nsel; i++) {
+		const char *v = r->sel[i].value;
+		char *out, *o;
+
+		if (r->sel[i].kind != FW_SEL_PATH || r->sel[i].negate)
+			continue;
+		out = o = malloc(strlen(v) + 1);
+		if (!out)
+			return NULL;
+		for (; *v; v++) {
+			if (*v == '*' || *v == '?' || *v == '[' || (*v == '\\' && !v[1]))
+				break;
+			if (*v == '\\')
+				v++;
+			*o++ = *v;
+		}
+		if (!*v) {
+			*o = '\0';
+			return out;
+		}
+		free(out);
+	}
+	return NULL;
+}
+
+struct lit_rule {
+	char *name;
+	size_t rule;
+};
+
+static int cmp_lit(const void *a, const void *b)
+{
+	const struct lit_rule *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->rule > y->rule) - (x->rule < y->rule);
+}
+
+/* Every blob against the rules in their order. A rule whose path: names
+ * one file (as import writes one for each empty blob, and a Debian split
+ * for each file of a mixed directory) is looked up by that name, not tried
+ * on every blob: 100,000 such lines and blobs stay n log n, not n^2. */
 static int assign_packages(struct fw_tree *t)
 {
+	struct lit_rule *lit = calloc(t->split.nrules + 1, sizeof(*lit));
+	size_t *general = calloc(t->split.nrules + 1, sizeof(*general));
+	size_t nlit = 0, ngen = 0;
+	int ret = 0;
+
+	if (!lit || !general) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t r = 0; r < t->split.nrules; r++) {
+		char *name = literal_path(&t->split.rules[r]);
+
+		if (name)
+			lit[nlit++] = (struct lit_rule){ name, r };
+		else
+			general[ngen++] = r;
+	}
+	if (nlit > 1)
+		qsort(lit, nlit, sizeof(*lit), cmp_lit);
 	for (size_t i = 0; i < t->nblobs; i++) {
 		struct fw_blob *b = &t->blobs[i];
 		struct fw_blob_facts f = {
@@ -272,23 +338,49 @@ static int assign_packages(struct fw_tree *t)
 			.cat = b->cat,
 			.empty = b->empty,
 		};
+		size_t lo = 0, hi = nlit, g = 0;
 
 		if (b->duplicate || (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE))
 			continue;
-		for (size_t r = 0; r < t->split.nrules; r++) {
-			const struct fw_split_rule *rule = &t->split.rules[r];
+		while (lo < hi) { /* the first literal rule for this name */
+			size_t mid = lo + (hi - lo) / 2;
 
+			if (strcmp(lit[mid].name, f.name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* The general rules and this name's literal ones, merged in
+		 * rule order: the first match is the package, as before. */
+		for (;;) {
+			bool have_l = lo < nlit && strcmp(lit[lo].name, f.name) == 0;
+			size_t r;
+			const struct fw_split_rule *rule;
+
+			if (!have_l && g == ngen)
+				break;
+			if (have_l && (g == ngen || lit[lo].rule < general[g]))
+				r = lit[lo++].rule;
+			else
+				r = general[g++];
+			rule = &t->split.rules[r];
 			if (!fw_rule_matches(rule, &f))
 				continue;
 			if (b->pkg < 0) {
 				b->pkg = (int)rule->pkg;
 				b->pkg_line = rule->line;
 			} else if ((int)rule->pkg != b->pkg && add_match(b, rule->pkg, rule->line) < 0) {
-				return -ENOMEM;
+				ret = -ENOMEM;
+				goto out;
 			}
 		}
 	}
-	return 0;
+out:
+	for (size_t i = 0; lit && i < nlit; i++)
+		free(lit[i].name);
+	free(lit);
+	free(general);
+	return ret;
 }
 
 /* What stands at firmware/<name> for every blob: one lstat each, through

@@ -22,6 +22,13 @@
 #define FW_TREE_TEXT_SUMS "manifests/licence-checksums"
 #define FW_TREE_POLICY "manifests/licenses"
 #define FW_TREE_SPLIT "manifests/packages"
+/* What an import wrote at the top of the tree (the next one replaces that). */
+#define FW_TREE_IMPORTED "manifests/imported"
+#define FW_IMPORTED_HEADER "# fwdist import 1"
+/* Present while an import switches the parts of a tree (a checkout):
+ * some may be old, some new. The next import completes the switch. */
+#define FW_TREE_IMPORT_JOURNAL ".fwdist-import"
+#define FW_JOURNAL_HEADER "# fwdist import journal 1"
 
 /* A licence group of WHENCE, its SPDX expression evaluated against the policy. */
 struct fw_lic_eval {
