@@ -202,26 +202,52 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
 /* Put tmp in place of leaf. Where an old directory stands at leaf, swap
  * the two atomically (RENAME_EXCHANGE: readers see the old tree or the new
  * name, never nothing) and remove the old tree; where the filesystem cannot
- * swap, move the directory aside first and say so. */
+ * swap, move the directory aside first and say so.
+ *
+ * The old directory is marked as ours (fw_stage_mark) before the swap, not
+ * after: the swap gives it a temporary name, and a kill at any moment from
+ * then until its removal ends leaves a marked directory of that name, which
+ * the next install or uninstall removes (fw_clean_tmp_in) and verify names
+ * as such. Marked after the swap, a kill in between left an unmarked copy of
+ * the old blobs that no run may remove, since it is not known to be ours. A
+ * kill before the swap leaves the mark in the directory still in place,
+ * which the next run swaps out again or cleans. */
 static int replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
 		   pthread_mutex_t *lock, const char *final)
 {
+	struct stat st;
+	bool dir;
+	int r;
+
 	if (!exchange)
 		return renameat(pfd, tmp, pfd, leaf) < 0 ? -errno : 0;
+	dir = fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	if (dir && (r = fw_stage_mark(pfd, leaf)) < 0)
+		return r;
 	if (renameat2(pfd, tmp, pfd, leaf, RENAME_EXCHANGE) == 0)
 		return fw_rm_rf_at(pfd, tmp);
-	if (errno != EINVAL && errno != ENOSYS)
-		return -errno;
+	if (errno != EINVAL && errno != ENOSYS) {
+		r = -errno;
+		if (dir)
+			fw_stage_unmark(pfd, leaf);
+		return r;
+	}
 	{
 		char aside[320];
-		int r;
 
-		snprintf(aside, sizeof(aside), "%s.old", tmp);
-		if (renameat(pfd, leaf, pfd, aside) < 0)
-			return -errno;
+		/* Aside under a temporary name of its own (marked, if a
+		 * directory): what a kill leaves here is cleaned up too. */
+		r = fw_tmp_rename(pfd, leaf, leaf, aside, sizeof(aside));
+		if (r < 0) {
+			if (dir)
+				fw_stage_unmark(pfd, leaf);
+			return r;
+		}
 		r = renameat(pfd, tmp, pfd, leaf) < 0 ? -errno : 0;
 		if (r < 0) {
 			renameat(pfd, aside, pfd, leaf);
+			if (dir)
+				fw_stage_unmark(pfd, leaf);
 			return r;
 		}
 		fw_rm_rf_at(pfd, aside);
