@@ -613,6 +613,8 @@ static void *worker(void *arg)
 
 /* ---- preflight: what stands at each name now ---- */
 
+static bool under(const char *name, const char *dir);
+
 static const struct fw_rec_entry *recorded(const struct ctx *c, const char *name)
 {
 	return fw_records_find(&c->rec, name, NULL);
@@ -693,16 +695,30 @@ static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int de
 	return ok;
 }
 
+/* Does any record name something below path? */
+static bool recorded_below(const struct ctx *c, const char *path)
+{
+	for (size_t i = 0; i < c->rec.n; i++)
+		for (size_t j = 0; j < c->rec.v[i].n; j++)
+			if (under(c->rec.v[i].v[j].name, path))
+				return true;
+	return false;
+}
+
 /* A directory of the old install that a file or link replaces: ours to
  * swap out only if it holds nothing but recorded entries, each still as
- * installed (else *changed names the first that is not). */
+ * installed (else *changed names the first that is not). One that holds
+ * none any more is ours only if the record names something below it: an
+ * install killed while removing the old names left it empty (the record
+ * is written after the removals), and removing it loses nothing; an empty
+ * directory the record knows nothing of is someone's. */
 static bool dir_is_ours(const struct ctx *c, int dfd, const char *path, char **changed)
 {
 	struct found f = { 0 };
 	enum fw_rec_state *st;
-	bool ok = tree_recorded(c, dfd, path, 0, &f) && f.n > 0;
+	bool ok = tree_recorded(c, dfd, path, 0, &f) && (f.n > 0 || recorded_below(c, path));
 
-	st = ok ? calloc(f.n, sizeof(*st)) : NULL;
+	st = ok ? calloc(f.n + 1, sizeof(*st)) : NULL;
 	if (ok && !st)
 		ok = false;
 	if (ok) {
@@ -1066,8 +1082,12 @@ static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_
 		       struct fw_dirset *dirs, struct fw_install_result *res)
 {
 
-	if (s == FW_REC_GONE)
+	if (s == FW_REC_GONE) {
+		/* Its directory may be what an install killed while removing
+		 * the old names left empty: removed with the others if so. */
+		fw_dirset_add(dirs, fw_dir_of(e->name));
 		return false;
+	}
 	if (s == FW_REC_BLOCKED) {
 		/* Its directory was replaced (by a link, a file): it went with
 		 * the old directory, or it is not ours to reach. */
