@@ -418,7 +418,7 @@ int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		char suffix[7];
-		int r, fd, m;
+		int r;
 
 		tmp_suffix(suffix);
 		if (snprintf(tmpname, tmplen, ".%.200s.fwdist-%s", leaf, suffix) >= (int)tmplen)
@@ -430,17 +430,67 @@ int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen)
 			return r;
 		/* The mark that makes it fwdist's to clean up if the install
 		 * is killed: a directory merely named like this is not. */
-		fd = openat(dirfd, tmpname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		m = fd < 0 ? -1 : openat(fd, FW_STAGE_MARK, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-					 O_CLOEXEC, 0600);
-		r = m < 0 ? -errno : 0;
-		if (m >= 0)
-			close(m);
-		if (fd >= 0)
-			close(fd);
+		r = fw_stage_mark(dirfd, tmpname);
 		if (r < 0)
 			unlinkat(dirfd, tmpname, AT_REMOVEDIR);
 		return r;
+	}
+	return -EEXIST;
+}
+
+int fw_stage_mark(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), m, r = 0;
+
+	if (fd < 0)
+		return -errno;
+	/* O_NOFOLLOW: a symlink planted at the mark's name is refused, not
+	 * followed to create a file elsewhere. No O_EXCL: a mark left by an
+	 * earlier, killed run is the same mark. */
+	m = openat(fd, FW_STAGE_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (m < 0)
+		r = -errno;
+	else
+		close(m);
+	close(fd);
+	return r;
+}
+
+void fw_stage_unmark(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	unlinkat(fd, FW_STAGE_MARK, 0);
+	close(fd);
+}
+
+int fw_tmp_rename(int dirfd, const char *from, const char *leaf, char *tmpname, size_t tmplen)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		char suffix[7];
+		struct stat st;
+
+		tmp_suffix(suffix);
+		if (snprintf(tmpname, tmplen, ".%.200s.fwdist-%s", leaf, suffix) >= (int)tmplen)
+			return -ENAMETOOLONG;
+		/* Never over an existing entry. RENAME_NOREPLACE says so
+		 * atomically where the filesystem has it; where it has not
+		 * (the same filesystems that lack RENAME_EXCHANGE), a name
+		 * found free is ours to take: the caller holds the
+		 * destination's lock, and nobody else makes such names. */
+		if (renameat2(dirfd, from, dirfd, tmpname, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno == EEXIST)
+			continue;
+		if (errno != EINVAL && errno != ENOSYS)
+			return -errno;
+		if (fstatat(dirfd, tmpname, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if (errno != ENOENT)
+			return -errno;
+		return renameat(dirfd, from, dirfd, tmpname) < 0 ? -errno : 0;
 	}
 	return -EEXIST;
 }

@@ -132,4 +132,17 @@ int fw_open_resolve(int rootfd, const char *name, int flags);
  * only FW_STAGE_MARK, its name written to tmpname. 0 or -errno. */
 int fw_tmp_mkdir(int dirfd, const char *leaf, char *tmpname, size_t tmplen);
 
+/* Mark the directory dirfd/name as fwdist's (FW_STAGE_MARK in it, never
+ * following a symlink): a stage being built, or an old directory about to
+ * be swapped out and removed (install's switch of a directory to a link or
+ * a file, import's old tree). Once its name has the temporary pattern, a
+ * kill at any point of its removal leaves what fw_is_stale_tmp recognises
+ * and the next run removes; fw_rm_rf_at removes the mark last. 0 or -errno. */
+int fw_stage_mark(int dirfd, const char *name);
+/* Remove the mark from dirfd/name again (a swap that did not happen). */
+void fw_stage_unmark(int dirfd, const char *name);
+/* Rename dirfd/from to a new temporary name ".LEAF.fwdist-XXXXXX" (written
+ * to tmpname), never over an existing entry. 0 or -errno. */
+int fw_tmp_rename(int dirfd, const char *from, const char *leaf, char *tmpname, size_t tmplen);
+
 #endif

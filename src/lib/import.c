@@ -3864,16 +3864,11 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		 * first, so that a kill during its removal leaves something
 		 * the next import recognises and removes. A kill in the two
 		 * calls before the mark leaves it unmarked: kept, as anything
-		 * not known to be ours is, never lost. */
-		int ofd = openat(im.parentfd, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (ofd >= 0) {
-			int mfd = openat(ofd, FW_STAGE_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-			if (mfd >= 0)
-				close(mfd);
-			close(ofd);
-		}
+		 * not known to be ours is, never lost. (install marks its old
+		 * directory before its swap instead: that one is below the
+		 * firmware directory, where a stray mark is cleaned; here it
+		 * would be at the top of the user's tree.) */
+		fw_stage_mark(im.parentfd, im.stage);
 		fw_rm_rf_at(im.parentfd, im.stage);
 	} else if (errno == ENOENT) {
 		if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_NOREPLACE) < 0) {

@@ -198,26 +198,52 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
 /* Put tmp in place of leaf. Where an old directory stands at leaf, swap
  * the two atomically (RENAME_EXCHANGE: readers see the old tree or the new
  * name, never nothing) and remove the old tree; where the filesystem cannot
- * swap, move the directory aside first and say so. */
+ * swap, move the directory aside first and say so.
+ *
+ * The old directory is marked as ours (fw_stage_mark) before the swap, not
+ * after: the swap gives it a temporary name, and a kill at any moment from
+ * then until its removal ends leaves a marked directory of that name, which
+ * the next install or uninstall removes (fw_clean_tmp_in) and verify names
+ * as such. Marked after the swap, a kill in between left an unmarked copy of
+ * the old blobs that no run may remove, since it is not known to be ours. A
+ * kill before the swap leaves the mark in the directory still in place,
+ * which the next run swaps out again or cleans. */
 static int replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
 		   pthread_mutex_t *lock, const char *final)
 {
+	struct stat st;
+	bool dir;
+	int r;
+
 	if (!exchange)
 		return renameat(pfd, tmp, pfd, leaf) < 0 ? -errno : 0;
+	dir = fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	if (dir && (r = fw_stage_mark(pfd, leaf)) < 0)
+		return r;
 	if (renameat2(pfd, tmp, pfd, leaf, RENAME_EXCHANGE) == 0)
 		return fw_rm_rf_at(pfd, tmp);
-	if (errno != EINVAL && errno != ENOSYS)
-		return -errno;
+	if (errno != EINVAL && errno != ENOSYS) {
+		r = -errno;
+		if (dir)
+			fw_stage_unmark(pfd, leaf);
+		return r;
+	}
 	{
 		char aside[320];
-		int r;
 
-		snprintf(aside, sizeof(aside), "%s.old", tmp);
-		if (renameat(pfd, leaf, pfd, aside) < 0)
-			return -errno;
+		/* Aside under a temporary name of its own (marked, if a
+		 * directory): what a kill leaves here is cleaned up too. */
+		r = fw_tmp_rename(pfd, leaf, leaf, aside, sizeof(aside));
+		if (r < 0) {
+			if (dir)
+				fw_stage_unmark(pfd, leaf);
+			return r;
+		}
 		r = renameat(pfd, tmp, pfd, leaf) < 0 ? -errno : 0;
 		if (r < 0) {
 			renameat(pfd, aside, pfd, leaf);
+			if (dir)
+				fw_stage_unmark(pfd, leaf);
 			return r;
 		}
 		fw_rm_rf_at(pfd, aside);
@@ -555,6 +581,8 @@ static void *worker(void *arg)
 
 /* ---- preflight: what stands at each name now ---- */
 
+static bool under(const char *name, const char *dir);
+
 static const struct fw_rec_entry *recorded(const struct ctx *c, const char *name)
 {
 	return fw_records_find(&c->rec, name, NULL);
@@ -635,16 +663,30 @@ static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int de
 	return ok;
 }
 
+/* Does any record name something below path? */
+static bool recorded_below(const struct ctx *c, const char *path)
+{
+	for (size_t i = 0; i < c->rec.n; i++)
+		for (size_t j = 0; j < c->rec.v[i].n; j++)
+			if (under(c->rec.v[i].v[j].name, path))
+				return true;
+	return false;
+}
+
 /* A directory of the old install that a file or link replaces: ours to
  * swap out only if it holds nothing but recorded entries, each still as
- * installed (else *changed names the first that is not). */
+ * installed (else *changed names the first that is not). One that holds
+ * none any more is ours only if the record names something below it: an
+ * install killed while removing the old names left it empty (the record
+ * is written after the removals), and removing it loses nothing; an empty
+ * directory the record knows nothing of is someone's. */
 static bool dir_is_ours(const struct ctx *c, int dfd, const char *path, char **changed)
 {
 	struct found f = { 0 };
 	enum fw_rec_state *st;
-	bool ok = tree_recorded(c, dfd, path, 0, &f) && f.n > 0;
+	bool ok = tree_recorded(c, dfd, path, 0, &f) && (f.n > 0 || recorded_below(c, path));
 
-	st = ok ? calloc(f.n, sizeof(*st)) : NULL;
+	st = ok ? calloc(f.n + 1, sizeof(*st)) : NULL;
 	if (ok && !st)
 		ok = false;
 	if (ok) {
@@ -1008,8 +1050,12 @@ static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_
 		       struct fw_dirset *dirs, struct fw_install_result *res)
 {
 
-	if (s == FW_REC_GONE)
+	if (s == FW_REC_GONE) {
+		/* Its directory may be what an install killed while removing
+		 * the old names left empty: removed with the others if so. */
+		fw_dirset_add(dirs, fw_dir_of(e->name));
 		return false;
+	}
 	if (s == FW_REC_BLOCKED) {
 		/* Its directory was replaced (by a link, a file): it went with
 		 * the old directory, or it is not ours to reach. */

@@ -101,6 +101,9 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 		clean_tmp_near(fwfd, e->name, cl);
 		s = fw_rec_entry_state(fwfd, e);
 		if (s == FW_REC_GONE) {
+			/* An install or uninstall killed while removing may
+			 * have left its directory empty: it goes if so. */
+			fw_dirset_add(touched, fw_dir_of(e->name));
 			free(e->name);
 			free(e->target);
 			continue;

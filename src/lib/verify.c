@@ -331,6 +331,21 @@ static int walk_extra(const struct fw_plan *p, int dfd, const char *prefix,
 		}
 		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = add(res, "unexpected", rel, fw_asprintf("%s", strerror(errno)));
+		} else if (fw_is_stale_tmp(dfd, names[i]) || !strcmp(names[i], FW_STAGE_MARK)) {
+			/* Reported, not ignored: the last install did not
+			 * finish, and its leftover (an old directory swapped
+			 * out, a copy) takes space. One line for it, not one
+			 * per file inside, saying what removes it. */
+			r = add(res, "unexpected", rel,
+				strdup("left by an interrupted install; the next install or uninstall "
+				       "removes it"));
+		} else if (fw_is_tmp_name(names[i])) {
+			/* Named like ours but not marked (a directory, a
+			 * FIFO): never removed by fwdist, so not ours to
+			 * describe as such. */
+			r = add(res, "unexpected", rel,
+				strdup("named like fwdist's temporary files but not marked as fwdist's: "
+				       "install and uninstall leave it alone"));
 		} else if (S_ISDIR(st.st_mode)) {
 			int sub = depth < 64 ? openat(dfd, names[i],
 						      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;

@@ -87,3 +87,35 @@ licences_as_tree() { # [FWDIR]
 	done < <(find "$fw/LICENSES" -type f -print0)
 	[ $n -gt 0 ] || { echo "no licence text below $fw/LICENSES"; return 1; }
 }
+
+# Turn the tree at $TREE (the base fixture) into one where beta/sub, a
+# directory of the fixture, is a link to beta/sub2: installed over the
+# fixture, the install switches a directory to a link.
+make_dir_to_link_tree() {
+	mv "$TREE/firmware/beta/sub" "$TREE/firmware/beta/sub2"
+	sed -i 's|^File: beta/sub/beta2.bin$|File: beta/sub2/beta2.bin\nLink: beta/sub -> sub2|' "$TREE/WHENCE"
+	"$FWDIST" -C "$TREE" manifest >/dev/null
+	"$FWDIST" -C "$TREE" check >/dev/null
+}
+
+# Run `fwdist -C $TREE install ARGS --destdir DEST --jobs 1` and SIGKILL it
+# right after its first switch of a directory (renameat2 RENAME_EXCHANGE),
+# before the first unlinkat that removes the old directory now under a
+# temporary name. No timing: strace kills it at the N-th unlinkat, N counted
+# by a first run on a copy of DEST (one thread: the count is exact).
+kill_after_switch() { # DEST ARGS...
+	local dest=$1 n rc=0
+	shift
+	rm -rf "$WORK/dry"
+	cp -a "$dest" "$WORK/dry"
+	# LeakSanitizer cannot run under ptrace.
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -o "$WORK/dry.trace" \
+		-e trace=renameat2,unlinkat "$FWDIST" -C "$TREE" install "$@" --destdir "$WORK/dry" --jobs 1
+	n=$(awk '/unlinkat\(/ { n++; if (x) { print n; exit } } /RENAME_EXCHANGE/ { x = 1 }' "$WORK/dry.trace")
+	[ -n "$n" ] || { echo "no directory switch in: $(cat "$WORK/dry.trace")"; return 1; }
+	rm -rf "$WORK/dry" "$WORK/dry.trace"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -o /dev/null \
+		-e trace=unlinkat -e inject=unlinkat:signal=KILL:when="$n" \
+		"$FWDIST" -C "$TREE" install "$@" --destdir "$dest" --jobs 1 || rc=$?
+	[ $rc = 137 ] || { echo "the install was not killed (exit $rc)"; return 1; }
+}
