@@ -59,9 +59,11 @@ struct fw_cli {
 	size_t max_args, nargs;
 	char **args;
 };
-/* DESTDIR defaults to $DESTDIR, the firmware directory to /lib/firmware. */
+/* DESTDIR defaults to $DESTDIR; the firmware directory (fwdir NULL) to the
+ * root's own: /usr/lib/firmware on a merged-/usr root, else /lib/firmware
+ * (fw_default_fwdir). */
 #define FW_CLI_INIT(name, which) \
-	{ .cmd = (name), .shared = (which), .destdir = getenv("DESTDIR"), .fwdir = "/lib/firmware" }
+	{ .cmd = (name), .shared = (which), .destdir = getenv("DESTDIR"), .fwdir = NULL }
 
 /* Parse a command's options: the shared ones it takes, its own (own, ending
  * with a NULL name, and their short letters), --help (calls help). Each own

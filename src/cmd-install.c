@@ -33,7 +33,9 @@ static void help(void)
 	       "each name old or new, and running again completes the install.\n"
 	       "\n"
 	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
-	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
+	       "  --firmware-dir DIR    firmware directory below it (default: the root's,\n"
+	       "                        /usr/lib/firmware on a merged-/usr root, where\n"
+	       "                        lib -> usr/lib, else /lib/firmware)\n"
 	       "  --compress=none|xz|zstd|auto\n"
 	       "                        xz uses the CRC32 check the kernel requires; zstd\n"
 	       "                        frames carry their size. RawFile: is never compressed;\n"
@@ -201,8 +203,8 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	}
 	if (!o.quiet) {
-		printf("install: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
-		       res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
+		printf("install: %s: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
+		       fw_esc(where), res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
 		       res.links == 1 ? "" : "s", res.dedup_links, res.dedup_links == 1 ? "" : "s",
 		       res.licences, res.licences == 1 ? "" : "s");
 		if (res.unchanged)

@@ -25,7 +25,9 @@ static void help(void)
 	       "this leaves empty. Other files are never touched; nothing is followed.\n"
 	       "\n"
 	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
-	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
+	       "  --firmware-dir DIR    firmware directory below it (default: the root's,\n"
+	       "                        /usr/lib/firmware on a merged-/usr root, where\n"
+	       "                        lib -> usr/lib, else /lib/firmware)\n"
 	       "  --package NAME        only this package (repeatable)\n"
 	       "  --select FILE         only these names or globs (as for install); the\n"
 	       "                        record keeps the rest\n"
@@ -90,8 +92,8 @@ int cmd_uninstall(int argc, char **argv)
 	if (fd == -ENOENT) {
 		ret = EXIT_OK; /* nothing installed: nothing to do */
 		if (!o.quiet)
-			printf("uninstall: %s%s does not exist; nothing to remove\n",
-			       cli.destdir ? cli.destdir : "", cli.fwdir);
+			printf("uninstall: %s: does not exist; nothing to remove\n",
+			       root ? fw_esc(root) : "?");
 		goto out;
 	}
 	if (fd < 0)
@@ -103,7 +105,7 @@ int cmd_uninstall(int argc, char **argv)
 		goto out;
 	}
 	if (!o.quiet) {
-		printf("uninstall: removed %zu blob%s, %zu link%s, %zu licence%s", res.blobs,
+		printf("uninstall: %s: removed %zu blob%s, %zu link%s, %zu licence%s", fw_esc(root), res.blobs,
 		       res.blobs == 1 ? "" : "s", res.links, res.links == 1 ? "" : "s", res.licences,
 		       res.licences == 1 ? "" : "s");
 		if (res.kept)

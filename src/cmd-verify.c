@@ -27,7 +27,9 @@ static void help(void)
 	       "exits 1 if there is any.\n"
 	       "\n"
 	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
-	       "  --firmware-dir DIR    firmware directory below it (default /lib/firmware)\n"
+	       "  --firmware-dir DIR    firmware directory below it (default: the root's,\n"
+	       "                        /usr/lib/firmware on a merged-/usr root, where\n"
+	       "                        lib -> usr/lib, else /lib/firmware)\n"
 	       "  --package NAME        only this package's names (repeatable)\n"
 	       "  --select FILE         only these names or globs (as for install)\n"
 	       "  --no-licenses         do not expect the licence texts in LICENSES/<package>/\n"
@@ -95,7 +97,7 @@ int cmd_verify(int argc, char **argv)
 	rootfd = fw_cli_open_dest(&cli, false, &root);
 	if (rootfd < 0) {
 		if (rootfd == -ENOENT)
-			fw_err("verify: %s: %s", root ? root : cli.fwdir, strerror(ENOENT));
+			fw_err("verify: %s: %s", root ? root : "?", strerror(ENOENT));
 		goto out;
 	}
 	r = fw_verify(&plan, rootfd, &o, &res);
@@ -123,10 +125,11 @@ int cmd_verify(int argc, char **argv)
 			printf("%s: %s%s%s\n", res.v[i].kind, fw_esc(res.v[i].name),
 			       res.v[i].detail ? ": " : "", res.v[i].detail ? res.v[i].detail : "");
 		if (res.n)
-			printf("verify: %zu problem%s in %zu names\n", res.n, res.n == 1 ? "" : "s",
-			       res.checked);
+			printf("verify: %s: %zu problem%s in %zu names\n", fw_esc(root), res.n,
+			       res.n == 1 ? "" : "s", res.checked);
 		else
-			printf("verify: OK: %zu name%s\n", res.checked, res.checked == 1 ? "" : "s");
+			printf("verify: %s: OK: %zu name%s\n", fw_esc(root), res.checked,
+			       res.checked == 1 ? "" : "s");
 	}
 	ret = res.n ? EXIT_FINDING : EXIT_OK;
 out:

@@ -297,20 +297,58 @@ static int dest_walk(int cur, const char *path, bool create, bool follow, char *
 	return cur;
 }
 
+bool fw_root_is_merged(int rootfd)
+{
+	int u, l;
+
+	/* Exactly what Debian's merged /usr makes (usrmerge, debootstrap,
+	 * DEP-17): a relative "usr/lib", which stays inside the root. An
+	 * absolute "/usr/lib" in a DESTDIR would point at the host's. */
+	if (!fw_symlink_is(rootfd, "lib", FW_USRMERGE_LIB))
+		return false;
+	u = openat(rootfd, "usr", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (u < 0)
+		return false;
+	l = openat(u, "lib", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(u);
+	if (l < 0)
+		return false;
+	close(l);
+	return true;
+}
+
+const char *fw_default_fwdir(int rootfd)
+{
+	return fw_root_is_merged(rootfd) ? "/usr/lib/firmware" : "/lib/firmware";
+}
+
+/* The firmware directory's path below the root, with the root's own
+ * lib -> usr/lib alias resolved (fw_root_is_merged): the one symlink
+ * followed below a DESTDIR. p has no leading '/'. A new string, or NULL. */
+static char *resolve_alias(int rootfd, const char *p)
+{
+	if (strncmp(p, "lib", 3) == 0 && (p[3] == '/' || p[3] == '\0') && fw_root_is_merged(rootfd))
+		return fw_asprintf("usr/%s", p);
+	return strdup(p);
+}
+
 int fw_dest_open(const char *destdir, const char *fwdir, bool create, char **where)
 {
 	const char *p = fwdir;
+	char *real;
 	int fd;
 
 	*where = NULL;
 	if (!destdir || !*destdir) {
-		/* The system's own /lib/firmware: its layout is followed. */
+		/* The system's own firmware directory: its layout is followed. */
 		*where = strdup("/");
 		if (!*where)
 			return -ENOMEM;
 		fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
+		if (!fwdir)
+			fwdir = fw_default_fwdir(fd);
 		if (*fwdir != '/') {
 			free(*where);
 			*where = NULL;
@@ -331,6 +369,7 @@ int fw_dest_open(const char *destdir, const char *fwdir, bool create, char **whe
 	fd = dest_walk(fd, destdir, create, true, where);
 	if (fd < 0)
 		return fd;
+	p = fwdir ? fwdir : fw_default_fwdir(fd);
 	while (*p == '/')
 		p++;
 	for (const char *q = p; *q;) {
@@ -345,10 +384,17 @@ int fw_dest_open(const char *destdir, const char *fwdir, bool create, char **whe
 		while (*q == '/')
 			q++;
 	}
-	/* Below DESTDIR nothing is followed: a planted DESTDIR/lib -> /etc
-	 * must not turn a package build or an uninstall into a change of
-	 * the host. */
-	return dest_walk(fd, p, create, false, where);
+	/* Below DESTDIR nothing is followed but the root's own merged-/usr
+	 * alias: a planted DESTDIR/lib -> /etc must not turn a package build
+	 * or an uninstall into a change of the host. */
+	real = resolve_alias(fd, p);
+	if (!real) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fd = dest_walk(fd, real, create, false, where);
+	free(real);
+	return fd;
 }
 
 const char *fw_path_error(int r)

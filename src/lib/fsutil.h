@@ -54,14 +54,24 @@ int fw_tmp_symlink(int dirfd, const char *leaf, const char *target, char *tmpnam
 
 /* Open the destination DESTDIR + FWDIR: the one way install, verify and
  * uninstall get at a firmware directory. DESTDIR is the caller's choice and
- * is taken as given (created with create); below it nothing is followed:
- * every component of FWDIR is opened with O_NOFOLLOW, created (mode 0755)
- * when create is set, and a symlink there gives -ELOOP, anything but a
- * directory -ENOTDIR. Without a DESTDIR, FWDIR is the system's own path and
- * is opened as it is (on merged-/usr systems /lib is a symlink). *where
- * receives the path at which it stopped, or the whole path on success (a
- * new string; NULL when out of memory). Returns an fd or -errno. */
+ * is taken as given (created with create); below it nothing is followed but
+ * the root's own merged-/usr alias (fw_root_is_merged: DESTDIR/lib ->
+ * usr/lib, exactly): every component of FWDIR is opened with O_NOFOLLOW,
+ * created (mode 0755) when create is set, and a symlink there gives -ELOOP,
+ * anything but a directory -ENOTDIR. Without a DESTDIR, FWDIR is the
+ * system's own path and is opened as it is. FWDIR NULL: the root's default
+ * (fw_default_fwdir). *where receives the path at which it stopped, or the
+ * whole path on success, the alias resolved (a new string; NULL when out
+ * of memory). Returns an fd or -errno. */
 int fw_dest_open(const char *destdir, const char *fwdir, bool create, char **where);
+/* What Debian's merged /usr makes of a root: lib is a symlink whose text is
+ * exactly FW_USRMERGE_LIB, and usr/lib a directory (no symlink on the way). */
+#define FW_USRMERGE_LIB "usr/lib"
+bool fw_root_is_merged(int rootfd);
+/* The firmware directory of the root open on rootfd: /usr/lib/firmware on
+ * a merged-/usr root (where the kernel's loader finds it through /lib, and
+ * where Debian 13's packages put it), else /lib/firmware. */
+const char *fw_default_fwdir(int rootfd);
 /* mkdirat with exactly mode, whatever the umask. 0 or -errno (-EEXIST). */
 int fw_mkdirat(int dirfd, const char *name, mode_t mode);
 /* Remove a directory tree (or a file) without following any symlink in it. */
