@@ -10,6 +10,7 @@
 #include "fwdist.h"
 #include "install.h"
 #include "plan.h"
+#include "record.h"
 #include "util.h"
 
 static void help(void)
@@ -118,6 +119,7 @@ struct opts {
 	struct fw_install_opts inst;
 	const char *kconfig, *krelease, *cert;
 	bool quiet, autosel, require_signature;
+	struct fw_rec_release release;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -217,7 +219,7 @@ int cmd_install(int argc, char **argv)
 	}
 	/* The signature first, before anything of the tree is read. */
 	if (o.require_signature &&
-	    fw_cli_require_signature("install", o.cert, &t, &d) != EXIT_OK) {
+	    fw_cli_require_signature("install", o.cert, &t, &d, &o.release) != EXIT_OK) {
 		fw_err("install: nothing installed");
 		goto out;
 	}

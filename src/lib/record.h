@@ -36,6 +36,13 @@ struct fw_rec_entry {
 	unsigned line;
 };
 
+/* A signed release: its serial and the SHA-256 of its manifests/pins. */
+struct fw_rec_release {
+	bool set;
+	uint64_t serial;
+	uint8_t pins[FW_SHA256_LEN];
+};
+
 struct fw_record {
 	char *package;
 	struct fw_rec_entry *v;
