@@ -14,6 +14,8 @@
 
 #include "fsutil.h"
 #include "membudget.h"
+#include "record.h"
+#include "sign.h"
 #include "util.h"
 
 const char *fw_tree_root = ".";
@@ -389,4 +391,32 @@ int fw_cli_emit(const char *cmd, const char *path, const char *buf, size_t len)
 		return EXIT_FINDING;
 	}
 	return EXIT_OK;
+}
+
+int fw_cli_require_signature(const char *cmd, const char *cert, struct fw_tree *t,
+			     struct fw_diag *d, struct fw_rec_release *rel)
+{
+	struct fw_pins sp = { 0 }, now = { 0 };
+	struct fw_diag sd = { 0 };
+	int r = fw_root_verify_signature(fw_tree_root, cert, &sp, rel->pins, &sd);
+
+	if (r == 0) {
+		if (fw_load_tree(t, d) != EXIT_OK) {
+			fw_pins_free(&sp);
+			fw_diag_free(&sd);
+			return EXIT_FINDING;
+		}
+		r = fw_pins_collect(t, &now, &sd);
+		if (r == 0)
+			r = fw_pins_compare(&sp, &now, &sd);
+	}
+	fw_print_diag(&sd);
+	if (r < 0)
+		fw_err("%s: the tree is not what %s signed", cmd, cert);
+	rel->set = r == 0;
+	rel->serial = sp.serial;
+	fw_diag_free(&sd);
+	fw_pins_free(&sp);
+	fw_pins_free(&now);
+	return r < 0 ? EXIT_FINDING : EXIT_OK;
 }

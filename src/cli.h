@@ -85,6 +85,15 @@ int fw_cli_prepare(struct fw_cli *c, struct fw_tree *t, struct fw_diag *d, const
  * except -ENOENT without create (the caller says what that means). Returns
  * an fd or -errno; *where is the path (a new string, may be NULL). */
 int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where);
+struct fw_rec_release;
+/* For verify-signature and install --require-signature: EXIT_OK when the
+ * tree at fw_tree_root is what cert signed, with the release it is in rel
+ * (serial and the digest of the signed pins); prints why not, naming cmd.
+ * The signature is checked before anything else of the tree is read; t is
+ * loaded only once it holds (the caller owns t and d, as after
+ * fw_load_tree), then hashed and compared with the signed pins. */
+int fw_cli_require_signature(const char *cmd, const char *cert, struct fw_tree *t,
+			     struct fw_diag *d, struct fw_rec_release *rel);
 /* Write buf to path: a temporary beside it, fsynced and renamed over it
  * (mode 0644), so a failed run leaves an old file as it was. 0 or -errno. */
 int fw_cli_write_file(const char *path, const char *buf, size_t len);

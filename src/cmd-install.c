@@ -67,7 +67,11 @@ static void help(void)
 	       "  --require-signature --cert CERT\n"
 	       "                        first check manifests/pins.p7s against CERT and the\n"
 	       "                        tree against the signed pins (see fwdist sign);\n"
-	       "                        nothing is installed unless both hold\n");
+	       "                        nothing is installed unless both hold. The record\n"
+	       "                        keeps the newest release serial installed: an older\n"
+	       "                        one, or the same serial with other pins, is refused\n"
+	       "  --allow-downgrade     with --require-signature: install an older signed\n"
+	       "                        release (or another one of the same serial)\n");
 }
 
 static void progress(void *ctx, size_t done, size_t total, uint64_t bytes)
@@ -83,6 +87,7 @@ struct opts {
 	struct fw_install_opts inst;
 	const char *kconfig, *krelease, *cert;
 	bool quiet, autosel, require_signature;
+	struct fw_rec_release release;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -119,6 +124,9 @@ static int option(void *ctx, int c, const char *arg)
 	case 'Y':
 		o->cert = arg;
 		return EXIT_OK;
+	case 'A':
+		o->inst.allow_downgrade = true;
+		return EXIT_OK;
 	}
 	return EXIT_USAGE;
 }
@@ -135,6 +143,7 @@ int cmd_install(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "require-signature", no_argument, NULL, 'S' },
 		{ "cert", required_argument, NULL, 'Y' },
+		{ "allow-downgrade", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_cli cli = FW_CLI_INIT("install", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST |
@@ -174,12 +183,17 @@ int cmd_install(int argc, char **argv)
 		ret = fw_usage("install", "--require-signature and --cert CERT go together");
 		goto out;
 	}
+	if (o.inst.allow_downgrade && !o.require_signature) {
+		ret = fw_usage("install", "--allow-downgrade goes with --require-signature");
+		goto out;
+	}
 	/* The signature first, before anything of the tree is read. */
 	if (o.require_signature &&
-	    fw_cli_require_signature("install", o.cert, &t, &d) != EXIT_OK) {
+	    fw_cli_require_signature("install", o.cert, &t, &d, &o.release) != EXIT_OK) {
 		fw_err("install: nothing installed");
 		goto out;
 	}
+	o.inst.release = o.require_signature ? &o.release : NULL;
 	ret = fw_cli_prepare(&cli, &t, &d, "nothing installed");
 	if (ret != EXIT_OK)
 		goto out;

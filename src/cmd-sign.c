@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fwdist sign: pin every file of the tree and sign the pins (detached CMS, DER). */
+/* fwdist sign: pin what decides what the tree ships, with a release serial, and sign the pins (detached CMS, DER). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +13,28 @@
 
 static void help(void)
 {
-	printf("Usage: fwdist [-C DIR] sign --key KEY --cert CERT\n"
+	printf("Usage: fwdist [-C DIR] sign --key KEY --cert CERT --serial N\n"
 	       "\n"
-	       "Write manifests/pins, the SHA-256 of WHENCE, the four manifests, every\n"
-	       "licence text and every blob (each hashed as it is now, and each blob\n"
-	       "matching manifests/checksums), and manifests/pins.p7s, a detached CMS\n"
-	       "signature over it (DER, SHA-256, the certificate included: the scheme of\n"
-	       "the kernel's regulatory.db.p7s). The tree must pass the model checks.\n"
+	       "Write manifests/pins and manifests/pins.p7s, a detached CMS signature over\n"
+	       "it (DER, SHA-256, the certificate included: the scheme of the kernel's\n"
+	       "regulatory.db.p7s). The pins are the release serial N and the SHA-256 of\n"
+	       "everything that decides what the tree ships or how it is packaged: WHENCE,\n"
+	       "every file of manifests/ (but the pins), of LICENSES/ and of debian/, every\n"
+	       "blob (each matching manifests/checksums) and every Source: of WHENCE, each\n"
+	       "hashed as it is now. The tree must pass the model checks.\n"
 	       "`openssl cms -verify -binary -inform DER -in manifests/pins.p7s -content\n"
-	       "manifests/pins -CAfile CERT -purpose smimesign` checks it too.\n"
+	       "manifests/pins -CAfile CERT -partial_chain -purpose smimesign` checks it too.\n"
 	       "\n"
 	       "  --key KEY     PEM private key\n"
-	       "  --cert CERT   PEM certificate of that key\n");
+	       "  --cert CERT   PEM certificate of that key (the one verifiers trust)\n"
+	       "  --serial N    the release serial, from 1; each release a larger one (a\n"
+	       "                date such as 20250301 will do): install --require-signature\n"
+	       "                refuses to go back to a smaller one\n");
 }
 
 struct opts {
 	const char *key, *cert;
+	uint64_t serial;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -38,8 +45,10 @@ static int option(void *ctx, int c, const char *arg)
 		o->key = arg;
 	else if (c == 'c')
 		o->cert = arg;
-	else
+	else if (c != 's')
 		return EXIT_USAGE;
+	else if (fw_parse_u64(arg, strlen(arg), &o->serial) < 0 || o->serial == 0)
+		return fw_usage("sign", "--serial takes a decimal number from 1, not '%s'", arg);
 	return EXIT_OK;
 }
 
@@ -48,12 +57,14 @@ int cmd_sign(int argc, char **argv)
 	static const struct option own[] = {
 		{ "key", required_argument, NULL, 'k' },
 		{ "cert", required_argument, NULL, 'c' },
+		{ "serial", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_cli cli = FW_CLI_INIT("sign", 0);
 	struct opts o = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	struct fw_pins p = { 0 };
 	char *pins = NULL;
 	unsigned char *der = NULL;
 	size_t len = 0, derlen = 0;
@@ -62,8 +73,8 @@ int cmd_sign(int argc, char **argv)
 	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
 	if (ret >= 0)
 		goto out;
-	if (!o.key || !o.cert) {
-		ret = fw_usage("sign", "--key KEY and --cert CERT are both needed");
+	if (!o.key || !o.cert || !o.serial) {
+		ret = fw_usage("sign", "--key KEY, --cert CERT and --serial N are all needed");
 		goto out;
 	}
 	ret = fw_cli_prepare(&cli, &t, &d, "nothing signed");
@@ -71,7 +82,10 @@ int cmd_sign(int argc, char **argv)
 		goto out;
 	ret = EXIT_FINDING;
 	fw_diag_free(&d);
-	r = fw_pins_build(&t, &pins, &len, &d);
+	r = fw_pins_collect(&t, &p, &d);
+	p.serial = o.serial;
+	if (r == 0)
+		r = fw_pins_format(&p, &pins, &len);
 	if (r == 0)
 		r = fw_pins_sign(pins, len, o.key, o.cert, &der, &derlen, &d);
 	fw_print_diag(&d);
@@ -88,10 +102,12 @@ int cmd_sign(int argc, char **argv)
 		fw_err("sign: cannot write %s: %s", FW_PINS, strerror(-r));
 		goto out;
 	}
-	printf("sign: %s and %s written\n", FW_PINS, FW_PINS_SIG);
+	printf("sign: %s (release serial %" PRIu64 ", %zu files) and %s written\n", FW_PINS,
+	       p.serial, p.n, FW_PINS_SIG);
 	ret = EXIT_OK;
 out:
 	fw_pins_free_der(der);
+	fw_pins_free(&p);
 	free(pins);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

@@ -25,7 +25,7 @@ static const struct {
 	{ "install", cmd_install, "verify and install the tree into DESTDIR/lib/firmware" },
 	{ "uninstall", cmd_uninstall, "remove what install put in place, and nothing else" },
 	{ "verify", cmd_verify, "check an installed tree against the manifest" },
-	{ "sign", cmd_sign, "pin every file of the tree and sign the pins (CMS, DER)" },
+	{ "sign", cmd_sign, "pin what the tree ships and packages, sign the pins (CMS, DER)" },
 	{ "verify-signature", cmd_verify_signature, "check the signed pins, then the tree against them" },
 	{ "kconfig", cmd_kconfig, "serve a kernel build: CONFIG_EXTRA_FIRMWARE and its directory, or check a .config" },
 	{ "modules", cmd_modules, "the firmware kernel modules request, and where each is in the tree" },

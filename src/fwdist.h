@@ -8,10 +8,6 @@
 int cmd_check(int argc, char **argv);
 int cmd_sign(int argc, char **argv);
 int cmd_verify_signature(int argc, char **argv);
-/* The tree at fw_tree_root is what cert signed (cmd-verify-signature.c):
- * the signature is checked first, then t is loaded and compared. */
-int fw_cli_require_signature(const char *cmd, const char *cert, struct fw_tree *t,
-			     struct fw_diag *d);
 int cmd_manifest(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_licenses(int argc, char **argv);

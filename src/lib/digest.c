@@ -74,6 +74,19 @@ void fw_sha256_free(struct fw_sha256 *h)
 	h->md_ctx = NULL;
 }
 
+int fw_sha256_buf(const void *buf, size_t len, uint8_t out[FW_SHA256_LEN])
+{
+	struct fw_sha256 h;
+	int r = fw_sha256_init(&h);
+
+	if (r == 0)
+		r = fw_sha256_update(&h, buf, len);
+	if (r == 0)
+		r = fw_sha256_final(&h, out);
+	fw_sha256_free(&h);
+	return r;
+}
+
 int fw_sha256_fd(int fd, uint8_t out[FW_SHA256_LEN], uint64_t *size)
 {
 	static _Thread_local unsigned char buf[1 << 16];

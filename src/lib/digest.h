@@ -24,6 +24,9 @@ int fw_sha256_update(struct fw_sha256 *h, const void *buf, size_t len);
 int fw_sha256_final(struct fw_sha256 *h, uint8_t out[FW_SHA256_LEN]);
 void fw_sha256_free(struct fw_sha256 *h);
 
+/* Hash len bytes of buf at once. */
+int fw_sha256_buf(const void *buf, size_t len, uint8_t out[FW_SHA256_LEN]);
+
 /* Hash a regular file opened by the caller, with a read() loop (never mmap:
  * a file truncated under us must give an error, not SIGBUS). */
 int fw_sha256_fd(int fd, uint8_t out[FW_SHA256_LEN], uint64_t *size);

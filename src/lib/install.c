@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -1072,6 +1073,17 @@ static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_
 	return false;
 }
 
+/* The packages whose records this install rewrites: those it puts a name
+ * of, and those its plan covers. touched[split.npkgs]. */
+static void mark_touched(const struct ctx *c, bool *touched)
+{
+	for (size_t i = 0; i < c->nitems; i++)
+		if (c->items[i].pe->pkg >= 0)
+			touched[c->items[i].pe->pkg] = true;
+	for (size_t k = 0; k < c->t->split.npkgs; k++)
+		touched[k] |= fw_plan_covers(c->p, (int)k);
+}
+
 /* Remove what the old record of each covered package has and the plan
  * does not; take over entries other packages' records held; write the
  * records, last. A package the plan covers only in part (--select) keeps
@@ -1092,11 +1104,7 @@ static int finish_records(struct ctx *c, struct fw_install_result *res)
 		r = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < c->nitems; i++)
-		if (c->items[i].pe->pkg >= 0)
-			touched[c->items[i].pe->pkg] = true;
-	for (size_t k = 0; k < t->split.npkgs; k++)
-		touched[k] |= fw_plan_covers(p, (int)k);
+	mark_touched(c, touched);
 	/* The old names to remove, checked all at once (rec_states). */
 	for (size_t i = 0; i < c->rec.n && r == 0; i++) {
 		const struct fw_record *rec = &c->rec.v[i];
@@ -1171,6 +1179,16 @@ static int finish_records(struct ctx *c, struct fw_install_result *res)
 		if (!touched[k])
 			continue;
 		nr->package = t->split.pkgs[k].name;
+		/* The newest signed release: this one (check_release let it
+		 * through), else what the old record had. */
+		if (c->o->release && c->o->release->set) {
+			nr->release = *c->o->release;
+		} else {
+			const struct fw_record *was = fw_records_get(&c->rec, nr->package);
+
+			if (was)
+				nr->release = was->release;
+		}
 		for (size_t i = 0; i < c->nitems && r == 0; i++)
 			if (c->items[i].pe->pkg == (int)k && c->items[i].ok)
 				r = record_item(nr, &c->items[i]);
@@ -1217,6 +1235,45 @@ static int load_records(struct ctx *c)
 		return -ECANCELED;
 	}
 	return 0;
+}
+
+/* Before anything is written: a signed release may not replace a newer
+ * one, nor another release of the same serial, in any package it installs.
+ * An old signature stays valid forever, so without this anyone who kept a
+ * copy of an older signed tree (with a since-fixed blob) could bring it
+ * back with a valid signature. */
+static int check_release(struct ctx *c, const bool *touched)
+{
+	const struct fw_rec_release *nr = c->o->release;
+	bool refused = false;
+
+	if (!nr || !nr->set)
+		return 0;
+	for (size_t i = 0; i < c->rec.n; i++) {
+		const struct fw_record *rec = &c->rec.v[i];
+		const struct fw_rec_release *old = &rec->release;
+		int k = fw_split_find(&c->t->split, rec->package);
+
+		if (k < 0 || !touched[k] || !old->set)
+			continue;
+		if (nr->serial > old->serial ||
+		    (nr->serial == old->serial && !memcmp(nr->pins, old->pins, FW_SHA256_LEN)))
+			continue;
+		if (nr->serial < old->serial)
+			fw_diag_add(c->d, "", 0, "%s/%s.list: a downgrade from serial %" PRIu64 " to serial "
+				    "%" PRIu64 "%s", FW_RECORD_DIR, rec->package, old->serial, nr->serial,
+				    c->o->allow_downgrade ? " (--allow-downgrade)" : "");
+		else
+			fw_diag_add(c->d, "", 0, "%s/%s.list: serial %" PRIu64 " is installed from other "
+				    "signed pins: two releases with one serial are a forgery or a mistake%s",
+				    FW_RECORD_DIR, rec->package, old->serial,
+				    c->o->allow_downgrade ? " (--allow-downgrade)" : "");
+		refused = true;
+	}
+	if (!refused || c->o->allow_downgrade)
+		return 0;
+	fw_diag_add(c->d, "", 0, "nothing installed (--allow-downgrade installs it all the same)");
+	return -ECANCELED;
 }
 
 static int cmp_larger(const void *a, const void *b, void *arg)
@@ -1369,6 +1426,17 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 		goto out;
 	}
 	r = load_records(&c);
+	if (r == 0) {
+		bool *touched = calloc(p->t->split.npkgs + 1, sizeof(*touched));
+
+		if (!touched) {
+			r = -ENOMEM;
+			goto out;
+		}
+		mark_touched(&c, touched);
+		r = check_release(&c, touched);
+		free(touched);
+	}
 	if (r == -ECANCELED) {
 		res->failed++;
 		r = 0;

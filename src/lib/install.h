@@ -9,10 +9,18 @@
 
 #include "diag.h"
 #include "plan.h"
+#include "record.h"
 
 struct fw_install_opts {
 	bool force;     /* replace what fwdist did not install, or changed since */
 	unsigned jobs;  /* worker threads; 0: one per online CPU */
+	/* The signed release being installed (install --require-signature),
+	 * or NULL. Each package's record keeps the newest one installed
+	 * (record.h); an older serial, or the same serial with other signed
+	 * pins, stops the install before anything is written, unless
+	 * allow_downgrade. */
+	const struct fw_rec_release *release;
+	bool allow_downgrade;
 	/* Called from the workers after each copy (serialised by the library). */
 	void (*progress)(void *ctx, size_t done, size_t total, uint64_t bytes);
 	void *progress_ctx;
@@ -45,7 +53,11 @@ struct fw_install_result {
  * replacement is in place; it removes the names the record has and the plan
  * no longer does when their bytes are still what the record says (a changed
  * one is kept and reported, unless o->force), and never replaces what fwdist
- * did not install unless o->force. Returns 0 (check res->failed) or -errno
+ * did not install unless o->force. A signed release (o->release) older than
+ * the one a covered package's record has, or of the same serial with other
+ * pins, is refused before anything is written (a finding naming the record,
+ * "a downgrade from serial X to serial Y"), unless o->allow_downgrade; the
+ * records then carry it. Returns 0 (check res->failed) or -errno
  * for a failure that stopped it. */
 int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *o,
 	       struct fw_install_result *res, struct fw_diag *d);

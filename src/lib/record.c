@@ -93,6 +93,19 @@ static int parse_record(struct fw_record *r, const char *path, const char *buf, 
 		}
 		if (it.line == 1)
 			r->damaged = true; /* no header: not a record fwdist wrote */
+		if ((size_t)(le - ls) > strlen(FW_RECORD_RELEASE) &&
+		    memcmp(ls, FW_RECORD_RELEASE "\t", strlen(FW_RECORD_RELEASE) + 1) == 0) {
+			/* Once, well formed: what refuses a downgrade is not guessed. */
+			p = ls + strlen(FW_RECORD_RELEASE) + 1;
+			while (p < le && nf < 3)
+				f[nf] = tab_field(&p, le, &fl[nf]), nf++;
+			if (r->release.set || nf != 2 || p < le ||
+			    fw_parse_u64(f[0], fl[0], &r->release.serial) < 0 ||
+			    r->release.serial == 0 || fw_sha256_parse(f[1], fl[1], r->release.pins) < 0)
+				goto bad;
+			r->release.set = true;
+			continue;
+		}
 		if (ls == le || *ls == '#')
 			continue;
 		while (p < le && nf < 6)
@@ -308,6 +321,12 @@ int fw_record_write(int fwfd, struct fw_record *r)
 	if (!f)
 		return -ENOMEM;
 	fprintf(f, "%s\n", FW_RECORD_HEADER);
+	if (r->release.set) {
+		char hex[FW_SHA256_HEX + 1];
+
+		fw_sha256_hex(r->release.pins, hex);
+		fprintf(f, "%s\t%" PRIu64 "\t%s\n", FW_RECORD_RELEASE, r->release.serial, hex);
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fw_rec_entry *e = &r->v[i];
 		char hex[FW_SHA256_HEX + 1];

@@ -36,8 +36,23 @@ struct fw_rec_entry {
 	unsigned line;
 };
 
+/* The newest signed release installed for a package: its serial and the
+ * SHA-256 of its manifests/pins, a line of the record after the header:
+ *   #release  SERIAL  PINS-SHA256
+ * (a comment to a reader that predates it, which then only cannot refuse a
+ * downgrade). A signed install sets it; an unsigned one keeps it: a
+ * high-water mark, so that running an unsigned install in between does
+ * not reopen the way to an older signed release. */
+#define FW_RECORD_RELEASE "#release"
+struct fw_rec_release {
+	bool set;
+	uint64_t serial;
+	uint8_t pins[FW_SHA256_LEN];
+};
+
 struct fw_record {
 	char *package;
+	struct fw_rec_release release;
 	struct fw_rec_entry *v;
 	size_t n, cap;
 	bool damaged; /* a malformed line or a missing header: fwdist did not write it so */

@@ -1,25 +1,71 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Signed pins: the digest of every file a tree's content depends on, and a detached CMS signature over them. */
+/* Signed pins: the digest of every file that decides what a tree ships or how it is packaged, a release serial, and a detached CMS signature over them. */
 #ifndef FWDIST_SIGN_H
 #define FWDIST_SIGN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag.h"
+#include "digest.h"
 #include "tree.h"
 
 #define FW_PINS "manifests/pins"
 #define FW_PINS_SIG "manifests/pins.p7s"
-#define FW_PINS_HEADER "# fwdist pins 1"
+/* Format 2: "#serial N" and the pins below; format 1 (no serial, fewer
+ * files pinned) is refused with a message saying so, never misread. */
+#define FW_PINS_FORMAT 2
+#define FW_PINS_HEADER "# fwdist pins 2"
+#define FW_PINS_HEADER_PREFIX "# fwdist pins "
+#define FW_PINS_SERIAL "#serial "
 
-/* The pins of t: SHA-256 of WHENCE, the three manifests, every licence text
- * of the policy and every blob the checksums list, each hashed from the
- * file as it is now, in sha256sum's format from the tree's root, sorted by
- * path (`sha256sum --strict -c manifests/pins` checks them). A blob whose
- * bytes differ from manifests/checksums, or a file that cannot be read, is
- * a finding in d and the result -EBADMSG: nothing that disagrees with the
- * manifests is pinned. 0 with a new buffer, or -errno. */
-int fw_pins_build(const struct fw_tree *t, char **buf, size_t *len, struct fw_diag *d);
+struct fw_pin {
+	char *path; /* below the tree's root */
+	uint8_t sha256[FW_SHA256_LEN];
+};
+
+struct fw_pins {
+	uint64_t serial; /* the release serial the signer gave: 1 or more */
+	struct fw_pin *v; /* sorted by path (strcmp), no duplicate */
+	size_t n, cap;
+};
+
+void fw_pins_free(struct fw_pins *p);
+
+/* The pins of t now (serial 0: the caller sets it): the SHA-256 of every
+ * file that decides what the tree ships or how it is packaged, each hashed
+ * as it is now, no symlink followed:
+ *   WHENCE;
+ *   every file below manifests/ but the pins and their signature;
+ *   every file below LICENSES/;
+ *   every blob manifests/checksums lists (firmware/NAME), which must have
+ *   the bytes it lists: nothing that disagrees with the manifest is pinned;
+ *   every Source: of WHENCE (firmware/NAME; a directory, every file below);
+ *   every file below debian/, when the tree has one (the packaging: rules,
+ *   the generated control and copyright, their heads, maintainer scripts).
+ * A file that cannot be read, a symlink, anything but a regular file or a
+ * directory, or a name sha256sum's format cannot carry is a finding in d
+ * naming it, and the result -EBADMSG. 0, or -errno. */
+int fw_pins_collect(const struct fw_tree *t, struct fw_pins *p, struct fw_diag *d);
+
+/* The text of p in FW_PINS's format (FW_PINS_HEADER, comments, "#serial N",
+ * then "HEX  PATH" lines in sha256sum's format, sorted by path, so that
+ * `sha256sum --strict -c manifests/pins` checks them from the tree's root).
+ * 0 with a new buffer, or -ENOMEM. */
+int fw_pins_format(const struct fw_pins *p, char **buf, size_t *len);
+
+/* Parse FW_PINS text strictly (the header of format FW_PINS_FORMAT, one
+ * "#serial N" of at least 1 before the first pin, lowercase hex, two
+ * spaces, safe paths sorted without duplicates, a final newline). 0, or
+ * -EBADMSG with the first problem in d as FW_PINS:LINE (an older format is
+ * named as such), or -ENOMEM. */
+int fw_pins_parse(const char *buf, size_t len, struct fw_pins *p, struct fw_diag *d);
+
+/* Each path whose digest differs, that only the signed pins have, or that
+ * only the tree has now, is a finding in d naming it. 0 when they are the
+ * same, -EBADMSG when not. */
+int fw_pins_compare(const struct fw_pins *signed_pins, const struct fw_pins *now,
+		    struct fw_diag *d);
 
 /* A detached CMS signature (DER; SHA-256, the signer's certificate included,
  * the scheme of the kernel's regulatory.db.p7s) over buf by the PEM private
@@ -31,28 +77,28 @@ int fw_pins_sign(const char *buf, size_t len, const char *key, const char *cert,
 /* Free what fw_pins_sign returned. */
 void fw_pins_free_der(unsigned char *der);
 
-/* Check the signature der over buf against the PEM certificate cert, the only
- * one trusted: the signature must be by it (or by a key it certifies), it
- * must be valid now and fit for signing (the S/MIME signing purpose), and
- * buf must be exactly what was signed. 0, or -EBADMSG with one reason in d
- * ("the signed content changed", "certificate has expired", ...), or
- * -errno when a file cannot be read. */
+/* Check the signature der over buf against the PEM certificate cert. The
+ * trust model: cert is the signer's own certificate, not a CA. The
+ * signature must be made by cert's key (its signer identifier names cert
+ * and it verifies with cert's public key; a certificate cert issued, or one
+ * the signature carries, is never taken instead), cert must be valid now
+ * and fit for signing (X.509 purpose S/MIME signing: keyUsage
+ * digitalSignature when it has a keyUsage, extendedKeyUsage
+ * emailProtection when it has one), and buf must be exactly what was
+ * signed. 0, or -EBADMSG with one reason in d ("the signed content
+ * changed", "not signed by the key of CERT", "certificate has expired",
+ * ...), or -errno when a file cannot be read. */
 int fw_pins_verify(const char *buf, size_t len, const unsigned char *der, size_t derlen,
 		   const char *cert, struct fw_diag *d);
 
-/* Compare the pins of the tree now (fw_pins_build) with the signed ones:
- * each path whose digest differs, or that one side lacks, is a finding in
- * d naming it. 0 when they are the same, -EBADMSG when not. */
-int fw_pins_compare(const char *signed_pins, size_t slen, const char *now, size_t nlen,
-		    struct fw_diag *d);
-
 /* For install --require-signature and verify-signature, before anything
  * else of the tree is read: read FW_PINS and FW_PINS_SIG below root (never
- * following a symlink) and check the signature against cert. 0 with the
- * signed pins in a new buffer, or -EBADMSG / -errno with the reason in d.
- * The caller then loads the tree and compares (fw_pins_build,
- * fw_pins_compare). */
-int fw_root_verify_signature(const char *root, const char *cert, char **pins, size_t *len,
-			     struct fw_diag *d);
+ * following a symlink), check the signature against cert, then parse the
+ * signed pins (fw_pins_parse). 0 with them in p and the SHA-256 of the
+ * FW_PINS file in digest (what identifies the release beside its serial),
+ * or -EBADMSG / -errno with the reason in d. The caller then loads the tree
+ * and compares (fw_pins_collect, fw_pins_compare). */
+int fw_root_verify_signature(const char *root, const char *cert, struct fw_pins *p,
+			     uint8_t digest[FW_SHA256_LEN], struct fw_diag *d);
 
 #endif

@@ -824,7 +824,6 @@ const struct fw_text *fw_tree_text(const struct fw_tree *t, const char *id)
 int fw_tree_read_text(const struct fw_tree *t, const struct fw_text *x, char **bufp, size_t *lenp)
 {
 	uint8_t sum[FW_SHA256_LEN];
-	struct fw_sha256 h;
 	char *buf = NULL;
 	size_t len = 0;
 	int fd, r;
@@ -860,13 +859,7 @@ int fw_tree_read_text(const struct fw_tree *t, const struct fw_text *x, char **b
 			break;
 	}
 	buf[len] = '\0';
-	r = fw_sha256_init(&h);
-	if (r == 0) {
-		r = fw_sha256_update(&h, buf, len);
-		if (r == 0)
-			r = fw_sha256_final(&h, sum);
-		fw_sha256_free(&h);
-	}
+	r = fw_sha256_buf(buf, len, sum);
 	if (r < 0)
 		goto fail;
 	if (len != x->size || memcmp(sum, x->sha256, FW_SHA256_LEN) != 0) {

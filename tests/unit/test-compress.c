@@ -87,19 +87,6 @@ static unsigned char *slurp(int fd, size_t *len)
 	return p;
 }
 
-static int sha256_buf(const void *p, size_t len, uint8_t out[FW_SHA256_LEN])
-{
-	struct fw_sha256 h;
-	int r = fw_sha256_init(&h);
-
-	if (r == 0)
-		r = fw_sha256_update(&h, p, len);
-	if (r == 0)
-		r = fw_sha256_final(&h, out);
-	fw_sha256_free(&h);
-	return r;
-}
-
 /* Compress data with c into a new memfd, rewound; -1 on any failure. */
 static int compress_to_fd(const void *data, size_t len, enum fw_compress c)
 {
@@ -132,7 +119,7 @@ static int round_trip(size_t len, enum fw_compress c)
 
 #define RT_CHECK(cond) do { if (!(cond)) { fail = __LINE__; goto out; } } while (0)
 	RT_CHECK(data);
-	RT_CHECK(sha256_buf(data, len, want) == 0);
+	RT_CHECK(fw_sha256_buf(data, len, want) == 0);
 	src = mem_fd(data, len);
 	dst = memfd_create("out", MFD_CLOEXEC);
 	RT_CHECK(src >= 0 && dst >= 0);
@@ -423,7 +410,7 @@ TEST(xz_check_flags)
 	unsigned flags;
 
 	CHECK(data);
-	CHECK(sha256_buf(data, len, want) == 0);
+	CHECK(fw_sha256_buf(data, len, want) == 0);
 
 	flags = 0;
 	CHECK_EQ_INT(xz_with_check(LZMA_CHECK_CRC64, data, len, d, &n, &flags), 0);
@@ -469,7 +456,7 @@ TEST(zstd_no_content_size)
 	size_t rem;
 
 	CHECK(data && z && cctx);
-	CHECK(sha256_buf(data, len, want) == 0);
+	CHECK(fw_sha256_buf(data, len, want) == 0);
 	while (in.pos < in.size)
 		CHECK(!ZSTD_isError(ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_continue)));
 	do {
@@ -513,7 +500,7 @@ TEST(trailing_data)
 	uint8_t want[FW_SHA256_LEN];
 
 	CHECK(a && b);
-	CHECK(sha256_buf(a, alen, want) == 0);
+	CHECK(fw_sha256_buf(a, alen, want) == 0);
 	for (size_t i = 1; i < 3; i++) {
 		enum fw_compress c = all_comp[i];
 		int fa = compress_to_fd(a, alen, c), fb = compress_to_fd(b, blen, c);
@@ -574,7 +561,7 @@ TEST(zstd_skippable_frames)
 	size_t first, skip;
 
 	CHECK(z && data);
-	CHECK(sha256_buf(data, 1000, want) == 0);
+	CHECK(fw_sha256_buf(data, 1000, want) == 0);
 	first = ZSTD_compress(z, chunk, data, 1000, 3);
 	CHECK(!ZSTD_isError(first));
 	/* Skippable frame: 4-byte magic, 4-byte little-endian length. */
@@ -650,7 +637,7 @@ TEST(trailing_after_read_boundary)
 			len = len + chunk - zlen;
 		}
 		CHECK_EQ_INT(zlen, chunk);
-		CHECK(sha256_buf(data, len, want) == 0);
+		CHECK(fw_sha256_buf(data, len, want) == 0);
 
 		CHECK_EQ_INT(decompress_buf(z, zlen, all_comp[i], d, &n, &flags), 0);
 		CHECK_EQ_INT(flags, 0);
@@ -756,7 +743,7 @@ TEST(empty_files)
 	CHECK_EQ_INT(decompress_buf("", 0, FW_COMP_NONE, d, &n, &flags), 0);
 	CHECK_EQ_INT(n, 0);
 	CHECK_EQ_INT(flags, 0);
-	CHECK(sha256_buf("", 0, e) == 0);
+	CHECK(fw_sha256_buf("", 0, e) == 0);
 	CHECK(memcmp(d, e, sizeof(d)) == 0);
 }
 

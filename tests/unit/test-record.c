@@ -178,3 +178,57 @@ TEST(record_entry_state)
 	close(fd);
 	cleanup(dir);
 }
+
+TEST(record_release)
+{
+	char dir[64];
+	int fd = scratch(dir);
+	struct fw_record r = { .package = "firmware-free",
+			       .release = { .set = true, .serial = 20250301 } };
+	struct fw_rec_entry e = { .type = FW_REC_FILE, .name = "alpha/alpha.bin", .size = 18 };
+	struct fw_records rs;
+	struct fw_diag d = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+
+	CHECK(fd >= 0);
+	memset(r.release.pins, 0xab, FW_SHA256_LEN);
+	CHECK(fw_record_add(&r, &e) == 0);
+	CHECK(fw_record_write(fd, &r) == 0);
+	free(r.v[0].name);
+	free(r.v);
+	/* After the header, a comment to a reader that predates it. */
+	CHECK(fw_read_text(fd, ".fwdist/firmware-free.list", &buf, &len) == 0);
+	CHECK(strncmp(buf, FW_RECORD_HEADER "\n#release\t20250301\tabababab", 35) == 0);
+	free(buf);
+	CHECK(fw_records_load(fd, &rs, &d) == 0);
+	CHECK_NDIAG(&d, 0);
+	CHECK(rs.v[0].release.set);
+	CHECK_EQ_INT(rs.v[0].release.serial, 20250301);
+	CHECK(rs.v[0].release.pins[31] == 0xab);
+	CHECK_EQ_INT(rs.v[0].n, 1);
+	fw_records_free(&rs);
+	/* What refuses a downgrade is never guessed: a second line, serial 0
+	 * or with a leading zero, a short digest, a missing or extra field. */
+	put(fd, ".fwdist/firmware-free.list",
+	    "# fwdist install record 1\n"
+	    "#release\t7\t" SHA_A "\n"
+	    "#release\t8\t" SHA_A "\n");
+	put(fd, ".fwdist/firmware-nonfree.list",
+	    "# fwdist install record 1\n"
+	    "#release\t0\t" SHA_A "\n");
+	put(fd, ".fwdist/a1.list", "# fwdist install record 1\n#release\t07\t" SHA_A "\n");
+	put(fd, ".fwdist/a2.list", "# fwdist install record 1\n#release\t7\tabc\n");
+	put(fd, ".fwdist/a3.list", "# fwdist install record 1\n#release\t7\n");
+	put(fd, ".fwdist/a4.list", "# fwdist install record 1\n#release\t7\t" SHA_A "\tx\n");
+	CHECK(fw_records_load(fd, &rs, &d) == 0);
+	CHECK_EQ_INT(rs.damaged, 6);
+	CHECK_NDIAG(&d, 6);
+	CHECK_DIAG_IN(&d, 4, ".fwdist/firmware-free.list", 3,
+		      "malformed line (fwdist did not write it; it is never acted on)");
+	CHECK(fw_records_get(&rs, "firmware-free")->release.serial == 7);
+	fw_diag_free(&d);
+	fw_records_free(&rs);
+	close(fd);
+	cleanup(dir);
+}
