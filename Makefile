@@ -47,7 +47,7 @@ FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
 	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian \
-	bench
+	bench deps-cycles
 
 all: tools firmware
 
@@ -178,6 +178,11 @@ unit: $(UNIT_BIN)
 
 cases: tools firmware
 	@FWDIST=$(abspath $(FWDIST)) tests/run-cases
+
+# No two library files may depend on each other, even through others: the
+# graph of which object uses which one's symbols (nm) has no cycle.
+deps-cycles: lib
+	@tests/deps-cycles $(LIB_OBJ)
 
 check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/run

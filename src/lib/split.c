@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lines.h"
 #include "util.h"
 
 static const char *const sections[] = { "main", "contrib", "non-free", "non-free-firmware" };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of util.c, json.c and diag.c: name safety, link resolution, escaping, bounded reads. */
+#include "lines.h"
 #include "util.h"
 
 #include <errno.h>
