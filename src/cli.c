@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fsutil.h"
+#include "select.h"
 #include "util.h"
 
 const char *fw_tree_root = ".";

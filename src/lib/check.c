@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist check: findings about the model, then about the files behind it. */
+#include "check.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
