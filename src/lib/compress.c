@@ -16,6 +16,8 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "util.h"
+
 /*
  * Fixed buffers whatever the file size: memory stays bounded and the same
  * for a 1 KiB and a 1 GiB blob. Allocated per call, not static, because
@@ -462,18 +464,10 @@ static int dec_output(struct dec_state *st, size_t len)
 		return len ? fw_sha256_update(&st->h, st->out, len) : 0;
 	if (len > st->keep_max - st->keep_len)
 		return -EFBIG;
-	if (len > st->keep_cap - st->keep_len) {
-		size_t cap = st->keep_cap ? st->keep_cap : IO_BUF_SIZE;
-		unsigned char *nb;
-
-		while (cap - st->keep_len < len)
-			cap = cap > st->keep_max / 2 ? st->keep_max : cap * 2;
-		nb = realloc(st->keep, cap);
-		if (!nb)
-			return -ENOMEM;
-		st->keep = nb;
-		st->keep_cap = cap;
-	}
+	/* Room up to the last byte of this output (len > 0 when it does not fit). */
+	if (len > st->keep_cap - st->keep_len &&
+	    fw_grow(&st->keep, &st->keep_cap, st->keep_len + len - 1, 1) < 0)
+		return -ENOMEM;
 	memcpy(st->keep + st->keep_len, st->out, len);
 	st->keep_len += len;
 	return 0;

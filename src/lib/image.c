@@ -15,89 +15,9 @@
 #include "fsutil.h"
 #include "util.h"
 
-int fw_read_file(const char *path, uint8_t **buf, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), r;
-
-	*buf = NULL;
-	*len = 0;
-	if (fd < 0)
-		return -errno;
-	r = fw_read_fd(fd, buf, len);
-	close(fd);
-	return r;
-}
-
-int fw_read_fd(int fd, uint8_t **buf, size_t *len)
-{
-	struct stat st;
-	uint8_t *b = NULL;
-	size_t n = 0, cap = 0;
-	int r = 0;
-
-	*buf = NULL;
-	*len = 0;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto out;
-	}
-	/* Read to the end whatever stat said: the file may change under us;
-	 * the bound is on what is read, not on what stat claimed. */
-	for (;;) {
-		ssize_t got;
-
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			uint8_t *nb;
-
-			if (cap >= FW_IMAGE_MAX + 1) {
-				r = -EFBIG;
-				goto out;
-			}
-			if (ncap > FW_IMAGE_MAX + 1)
-				ncap = FW_IMAGE_MAX + 1;
-			nb = realloc(b, ncap);
-			if (!nb) {
-				r = -ENOMEM;
-				goto out;
-			}
-			b = nb;
-			cap = ncap;
-		}
-		got = read(fd, b + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			r = -errno;
-			goto out;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > FW_IMAGE_MAX) {
-			r = -EFBIG;
-			goto out;
-		}
-	}
-	*buf = b ? b : malloc(1);
-	if (!*buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	b = NULL;
-	*len = n;
-out:
-	free(b);
-	return r;
-}
-
 static int read_input(const char *path, uint8_t **buf, size_t *len, struct fw_diag *d)
 {
-	int r = fw_read_file(path, buf, len);
+	int r = fw_read_file(path, FW_IMAGE_MAX, buf, len);
 
 	if (r == -EINVAL)
 		fw_diag_add(d, path, 0, "not a regular file");
@@ -418,16 +338,11 @@ int fw_img_add_ihexbin(struct fw_img *im, const char *path, struct fw_diag *d)
 			raddr = rec.addr;
 			rlen = 0;
 		}
-		if (rlen + rec.len > rcap) {
-			size_t nc = (rlen + rec.len) * 2;
-			uint8_t *nr = realloc(run, nc);
-
-			if (!nr) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			run = nr;
-			rcap = nc;
+		/* Room for the record's bytes (1 to 255), whose last is at
+		 * rlen + rec.len - 1. */
+		if (rec.len && fw_grow(&run, &rcap, rlen + rec.len - 1, 1) < 0) {
+			r = -ENOMEM;
+			goto fail;
 		}
 		memcpy(run + rlen, rec.data, rec.len);
 		rlen += rec.len;

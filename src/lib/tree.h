@@ -73,7 +73,7 @@ struct fw_blob {
 	int pkg;                             /* package of the first rule that matched, or -1 */
 	unsigned pkg_line;                   /* that rule's line */
 	struct fw_pkg_match *more;           /* every other package a rule matched: an error */
-	size_t nmore;
+	size_t nmore, cap_more;
 	const struct fw_sum *sum;            /* NULL: no checksum line */
 	bool duplicate;                      /* a second listing of an earlier name */
 	enum fw_presence presence;           /* firmware/<name> */

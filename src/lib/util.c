@@ -23,8 +23,13 @@ int fw_grow(void *v, size_t *cap, size_t n, size_t elem)
 
 	if (n < *cap)
 		return 0;
+	/* Checked before any product, so no size wraps round. */
+	if (*cap > SIZE_MAX / 2 || n == SIZE_MAX)
+		return -ENOMEM;
 	ncap = *cap ? *cap * 2 : 16;
-	if (ncap < n + 1 || ncap > SIZE_MAX / elem)
+	if (ncap < n + 1)
+		ncap = n + 1;
+	if (ncap > SIZE_MAX / elem)
 		return -ENOMEM;
 	p = realloc(*pv, ncap * elem);
 	if (!p)
@@ -93,19 +98,14 @@ int fw_read_text(int dirfd, const char *path, char **bufp, size_t *lenp)
 		ssize_t n;
 
 		if (len + 1 >= cap) {
-			char *nb;
-
 			if (cap > FW_TEXT_MAX) {
 				r = -EFBIG;
 				goto fail;
 			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
+			if (fw_grow(&buf, &cap, len + 1, 1) < 0) {
 				r = -ENOMEM;
 				goto fail;
 			}
-			buf = nb;
-			cap *= 2;
 		}
 		n = read(fd, buf + len, cap - 1 - len);
 		if (n < 0) {

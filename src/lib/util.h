@@ -16,8 +16,11 @@
 
 #define FW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Make room for one more element in *v (n used, *cap allocated).
- * Returns 0 or -ENOMEM; *v is untouched on failure. */
+/* Make room for element n in *v (*cap allocated): with n used, room for
+ * one more. The capacity doubles (16 at first), or becomes n + 1 when that
+ * is more (room for a known size at once). The one growth helper of the
+ * library: no hand-written realloc. Returns 0 or -ENOMEM; *v is untouched
+ * on failure. */
 int fw_grow(void *v, size_t *cap, size_t n, size_t elem);
 
 char *fw_strndup(const char *s, size_t n);
