@@ -464,9 +464,13 @@ static int dec_output(struct dec_state *st, size_t len)
 		return len ? fw_sha256_update(&st->h, st->out, len) : 0;
 	if (len > st->keep_max - st->keep_len)
 		return -EFBIG;
-	/* Room up to the last byte of this output (len > 0 when it does not fit). */
+	/* Room for this output (len, at most IO_BUF_SIZE: one buffer of st->out,
+	 * and > 0 when it does not fit): IO_BUF_SIZE at first, then doubling,
+	 * so the capacity is IO_BUF_SIZE * 2^k and, keep_max being such a
+	 * size (FW_MODINFO_MAX), never passes it. */
 	if (len > st->keep_cap - st->keep_len &&
-	    fw_grow(&st->keep, &st->keep_cap, st->keep_len + len - 1, 1) < 0)
+	    fw_grow(&st->keep, &st->keep_cap, st->keep_cap ? st->keep_len + len - 1 : IO_BUF_SIZE - 1,
+		    1) < 0)
 		return -ENOMEM;
 	memcpy(st->keep + st->keep_len, st->out, len);
 	st->keep_len += len;
