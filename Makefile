@@ -47,7 +47,7 @@ FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
 	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian \
-	bench
+	bench deps-cycles quick
 
 all: tools firmware
 
@@ -176,8 +176,30 @@ dist: tools firmware
 unit: $(UNIT_BIN)
 	@tests/run-unit $(UNIT_BIN)
 
+# Cases run JOBS at a time (default: one per CPU); each has its own scratch tree.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 cases: tools firmware
-	@FWDIST=$(abspath $(FWDIST)) tests/run-cases
+	@FWDIST=$(abspath $(FWDIST)) tests/run-cases -j $(JOBS)
+
+# No two library files may depend on each other, even through others: the
+# graph of which object uses which one's symbols (nm) has no cycle.
+deps-cycles: lib
+	@tests/deps-cycles $(LIB_OBJ)
+
+# The loop to run after each edit (well under a minute on 2 cores): unit
+# tests, every case (JOBS at a time), the tree check, no dependency cycle,
+# and the runners' own checks. Every part runs; the exit says whether all
+# passed. `make test` is the whole suite.
+quick: tools firmware $(UNIT_BIN)
+	@s=0; \
+	tests/run-unit $(UNIT_BIN) || s=1; \
+	FWDIST=$(abspath $(FWDIST)) tests/run-cases -j $(JOBS) || s=1; \
+	$(FWDIST) -C . check && echo "check-tree: ok" || s=1; \
+	tests/deps-cycles $(LIB_OBJ) || s=1; \
+	FWDIST=$(abspath $(FWDIST)) BUILD=$(BUILD) tests/runners || s=1; \
+	if [ $$s = 0 ]; then echo "quick: all passed"; else echo "quick: FAILED (see above)"; fi; \
+	exit $$s
 
 check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/run

@@ -12,9 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fsutil.h"
 #include "membudget.h"
 #include "record.h"
+#include "select.h"
 #include "sign.h"
 #include "util.h"
 
@@ -267,8 +269,6 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 		if (shared_opts[i].bit == ~0u || (shared_opts[i].bit & c->shared))
 			opts[n++] = shared_opts[i].opt;
 	while (ret < 0 && (ch = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
-		const char **np;
-
 		if (ch == OPT_JOBS && (c->shared & FW_CLI_JOBS)) {
 			ret = parse_jobs(c, optarg);
 			continue;
@@ -278,13 +278,11 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 			fw_json = true;
 			break;
 		case OPT_PACKAGE:
-			np = realloc(c->pkgs, (c->npkgs + 1) * sizeof(*np));
-			if (!np) {
+			if (fw_grow(&c->pkgs, &c->cap_pkgs, c->npkgs, sizeof(*c->pkgs)) < 0) {
 				fw_err("out of memory");
 				ret = EXIT_FINDING;
 				break;
 			}
-			c->pkgs = np;
 			c->pkgs[c->npkgs++] = optarg;
 			break;
 		case OPT_SELECT:
@@ -343,33 +341,23 @@ int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where)
  * so a failed run leaves no half-written file and an old one stays. */
 int fw_cli_write_file(const char *path, const char *buf, size_t len)
 {
-	char *dcopy = strdup(path), *bcopy = strdup(path), tmp[320];
-	const char *leaf;
-	int dfd = -1, fd = -1, r;
+	char *dcopy = strdup(path), *bcopy = strdup(path);
+	int dfd = -1, r;
 
 	if (!dcopy || !bcopy) {
 		r = -ENOMEM;
 		goto out;
 	}
-	leaf = basename(bcopy);
+	/* The user's output path is opened as any tool opens one (its
+	 * directories may be symlinks); only the file itself is replaced
+	 * atomically, never written in place. */
 	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		r = -errno;
 		goto out;
 	}
-	fd = fw_tmp_create(dfd, leaf, tmp, sizeof(tmp));
-	if (fd < 0) {
-		r = fd;
-		goto out;
-	}
-	r = fw_write_all(fd, buf, len);
-	if (r == 0)
-		r = fw_tmp_commit(dfd, fd, tmp, leaf, 0644);
-	else
-		unlinkat(dfd, tmp, 0);
+	r = fw_write_leaf(dfd, basename(bcopy), buf, len, 0644);
 out:
-	if (fd >= 0)
-		close(fd);
 	if (dfd >= 0)
 		close(dfd);
 	free(dcopy);

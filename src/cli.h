@@ -47,7 +47,7 @@ struct fw_cli {
 	const char *cmd;
 	unsigned shared;          /* enum fw_cli_shared bits this command takes */
 	const char **pkgs;
-	size_t npkgs;
+	size_t npkgs, cap_pkgs;
 	const char *select_file;
 	const char *destdir, *fwdir;
 	unsigned jobs;            /* --jobs; 0: one per online CPU */

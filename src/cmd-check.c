@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "debian.h"
 #include "fwdist.h"
 #include "json.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "fwdist.h"
 #include "image.h"
 #include "util.h"
@@ -158,7 +159,7 @@ int cmd_info(int argc, char **argv)
 		enum fw_blob_format f;
 		uint8_t *buf;
 		size_t len;
-		int r = fw_read_file(file, &buf, &len);
+		int r = fw_read_file(file, FW_IMAGE_MAX, &buf, &len);
 
 		if (r < 0) {
 			fw_err("%s: cannot read: %s", file, r == -EINVAL ? "not a regular file" : strerror(-r));

@@ -114,6 +114,139 @@ static int write_map(const struct fw_tree *t, const struct fw_modset *s)
 	return r;
 }
 
+struct counts {
+	size_t found, missing, alt, sat, needed_missing;
+};
+
+/* Each requested name's status in the plan, alternatives of a satisfied
+ * group marked as such, and the counts of the summary. */
+static void classify(const struct fw_fwreqs *q, const struct fw_plan *p, const struct fw_tree *t,
+		     enum status *st, struct counts *n)
+{
+	for (size_t i = 0; i < q->n; i++) {
+		const struct fw_plan_entry *e = fw_plan_find_name(p, q->v[i].name);
+
+		if (e && (e->blob || e->kind == FW_PLAN_FILE))
+			st[i] = ST_FOUND, n->found++;
+		else if (fw_tree_find(t, q->v[i].name))
+			st[i] = ST_NOT_INSTALLED, n->missing++;
+		else
+			st[i] = ST_MISSING, n->missing++;
+	}
+	for (size_t g = 0; g < q->ng; g++) {
+		bool sat = false;
+
+		for (size_t k = 0; k < q->g[g].nmembers; k++)
+			sat |= st[q->g[g].members[k]] == ST_FOUND;
+		n->sat += sat;
+		if (sat)
+			for (size_t k = 0; k < q->g[g].nmembers; k++)
+				if (st[q->g[g].members[k]] != ST_FOUND)
+					st[q->g[g].members[k]] = ST_ALT_MISSING;
+	}
+	for (size_t i = 0; i < q->n; i++) {
+		n->alt += st[i] == ST_ALT_MISSING;
+		n->needed_missing += st[i] == ST_MISSING || st[i] == ST_NOT_INSTALLED;
+	}
+}
+
+/* One line (or JSON object) per requested firmware name. */
+static void print_names(const struct fw_modset *s, const struct fw_fwreqs *q,
+			const struct fw_plan *p, const enum status *st)
+{
+	for (size_t i = 0; i < q->n; i++) {
+		const struct fw_fwreq *x = &q->v[i];
+		const struct fw_plan_entry *e = fw_plan_find_name(p, x->name);
+
+		if (fw_json) {
+			printf("%s{\"name\":", i ? "," : "");
+			fw_json_str(stdout, x->name);
+			printf(",\"status\":\"%s\"", status_name[st[i]]);
+			if (st[i] == ST_FOUND) {
+				printf(",\"package\":");
+				fw_json_str(stdout, fw_plan_package(p, e));
+				printf(",\"installed\":");
+				fw_json_str(stdout, e->final);
+				printf(",\"compress\":\"%s\",\"link\":", fw_compress_name(e->comp));
+				if (e->kind == FW_PLAN_LINK)
+					fw_json_str(stdout, e->target);
+				else
+					printf("null");
+			}
+			printf(",\"group\":");
+			if (x->group >= 0)
+				fw_json_str(stdout, q->g[x->group].pattern);
+			else
+				printf("null");
+			printf(",\"modules\":");
+			json_mods(s, x);
+			printf("}");
+			continue;
+		}
+		printf("%-8s %s", st[i] == ST_FOUND ? "found" : st[i] == ST_ALT_MISSING ? "alt" :
+				  st[i] == ST_NOT_INSTALLED ? "refused" : "missing",
+		       fw_esc(x->name));
+		if (st[i] == ST_FOUND) {
+			printf(": %s, %s %s", fw_plan_package(p, e),
+			       e->kind == FW_PLAN_LINK ? "link" : "file", fw_esc(e->final));
+			if (e->kind == FW_PLAN_LINK)
+				printf(" -> %s", fw_esc(e->target));
+		} else if (st[i] == ST_NOT_INSTALLED) {
+			printf(": in WHENCE, not installable");
+		}
+		text_mods(s, x);
+	}
+}
+
+/* One line (or JSON object) per group of alternatives: which member, if
+ * any, satisfies it (the last member found). */
+static void print_groups(const struct fw_modset *s, const struct fw_fwreqs *q,
+			 const enum status *st)
+{
+	for (size_t g = 0; g < q->ng; g++) {
+		const struct fw_fwgroup *x = &q->g[g];
+		long by = -1;
+
+		for (size_t k = x->nmembers; k-- > 0;)
+			if (st[x->members[k]] == ST_FOUND && by < 0)
+				by = (long)x->members[k];
+		if (fw_json) {
+			printf("%s{\"module\":", g ? "," : "");
+			fw_json_str(stdout, s->v[x->module].name);
+			printf(",\"pattern\":");
+			fw_json_str(stdout, x->pattern);
+			printf(",\"members\":%zu,\"satisfied\":%s,\"by\":", x->nmembers,
+			       by >= 0 ? "true" : "false");
+			if (by >= 0)
+				fw_json_str(stdout, q->v[by].name);
+			else
+				printf("null");
+			printf("}");
+		} else if (by >= 0) {
+			printf("group    %s: %s: satisfied by %s (%zu alternatives)\n",
+			       s->v[x->module].name, fw_esc(x->pattern), fw_esc(q->v[by].name),
+			       x->nmembers);
+		} else {
+			printf("group    %s: %s: none of %zu alternatives in the tree\n",
+			       s->v[x->module].name, fw_esc(x->pattern), x->nmembers);
+		}
+	}
+}
+
+/* The modules named by --kernel-release, --modules-dir or the arguments,
+ * their read errors into md. 0 or -errno. */
+static int read_modules(struct fw_modset *s, const struct opts *o, const struct fw_cli *cli,
+			const char *dir, struct fw_diag *md)
+{
+	int r = 0;
+
+	if (o->release || o->dir)
+		return fw_modset_add_dir(s, dir ? dir : o->dir, md);
+	for (size_t i = 0; i < cli->nargs && r == 0; i++)
+		r = fw_modset_add_file(s, AT_FDCWD, cli->args[i], md);
+	return r;
+}
+
 int cmd_modules(int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -132,7 +265,7 @@ int cmd_modules(int argc, char **argv)
 	struct fw_plan p = { 0 };
 	bool have_plan = false;
 	enum status *st = NULL;
-	size_t nfound = 0, nmissing = 0, nalt = 0, nsat = 0, nneeded_missing = 0;
+	struct counts n = { 0 };
 	char *dir = NULL;
 	int ret, r;
 
@@ -154,13 +287,7 @@ int cmd_modules(int argc, char **argv)
 		}
 		dir = fw_asprintf("/lib/modules/%s", o.release);
 	}
-	if (o.release || o.dir) {
-		r = fw_modset_add_dir(&s, dir ? dir : o.dir, &md);
-	} else {
-		r = 0;
-		for (size_t i = 0; i < cli.nargs && r == 0; i++)
-			r = fw_modset_add_file(&s, AT_FDCWD, cli.args[i], &md);
-	}
+	r = read_modules(&s, &o, &cli, dir, &md);
 	fw_print_diag(&md);
 	if (r == -ENOMEM)
 		goto nomem;
@@ -175,115 +302,23 @@ int cmd_modules(int argc, char **argv)
 	st = calloc(q.n ? q.n : 1, sizeof(*st));
 	if (!st)
 		goto nomem;
-	for (size_t i = 0; i < q.n; i++) {
-		const struct fw_plan_entry *e = fw_plan_find_name(&p, q.v[i].name);
-
-		if (e && (e->blob || e->kind == FW_PLAN_FILE))
-			st[i] = ST_FOUND, nfound++;
-		else if (fw_tree_find(&t, q.v[i].name))
-			st[i] = ST_NOT_INSTALLED, nmissing++;
-		else
-			st[i] = ST_MISSING, nmissing++;
-	}
-	for (size_t g = 0; g < q.ng; g++) {
-		bool sat = false;
-
-		for (size_t k = 0; k < q.g[g].nmembers; k++)
-			sat |= st[q.g[g].members[k]] == ST_FOUND;
-		nsat += sat;
-		if (sat)
-			for (size_t k = 0; k < q.g[g].nmembers; k++)
-				if (st[q.g[g].members[k]] != ST_FOUND)
-					st[q.g[g].members[k]] = ST_ALT_MISSING;
-	}
-	for (size_t i = 0; i < q.n; i++) {
-		nalt += st[i] == ST_ALT_MISSING;
-		nneeded_missing += st[i] == ST_MISSING || st[i] == ST_NOT_INSTALLED;
-	}
+	classify(&q, &p, &t, st, &n);
 
 	if (fw_json)
 		printf("{\"modules\":%zu,\"unreadable\":%zu,\"firmware\":[", s.n, s.bad);
-	for (size_t i = 0; i < q.n; i++) {
-		const struct fw_fwreq *x = &q.v[i];
-		const struct fw_plan_entry *e = fw_plan_find_name(&p, x->name);
-
-		if (fw_json) {
-			printf("%s{\"name\":", i ? "," : "");
-			fw_json_str(stdout, x->name);
-			printf(",\"status\":\"%s\"", status_name[st[i]]);
-			if (st[i] == ST_FOUND) {
-				printf(",\"package\":");
-				fw_json_str(stdout, fw_plan_package(&p, e));
-				printf(",\"installed\":");
-				fw_json_str(stdout, e->final);
-				printf(",\"compress\":\"%s\",\"link\":", fw_compress_name(e->comp));
-				if (e->kind == FW_PLAN_LINK)
-					fw_json_str(stdout, e->target);
-				else
-					printf("null");
-			}
-			printf(",\"group\":");
-			if (x->group >= 0)
-				fw_json_str(stdout, q.g[x->group].pattern);
-			else
-				printf("null");
-			printf(",\"modules\":");
-			json_mods(&s, x);
-			printf("}");
-			continue;
-		}
-		printf("%-8s %s", st[i] == ST_FOUND ? "found" : st[i] == ST_ALT_MISSING ? "alt" :
-				  st[i] == ST_NOT_INSTALLED ? "refused" : "missing",
-		       fw_esc(x->name));
-		if (st[i] == ST_FOUND) {
-			printf(": %s, %s %s", fw_plan_package(&p, e),
-			       e->kind == FW_PLAN_LINK ? "link" : "file", fw_esc(e->final));
-			if (e->kind == FW_PLAN_LINK)
-				printf(" -> %s", fw_esc(e->target));
-		} else if (st[i] == ST_NOT_INSTALLED) {
-			printf(": in WHENCE, not installable");
-		}
-		text_mods(&s, x);
-	}
+	print_names(&s, &q, &p, st);
 	if (fw_json)
 		printf("],\"groups\":[");
-	for (size_t g = 0; g < q.ng; g++) {
-		const struct fw_fwgroup *x = &q.g[g];
-		long by = -1;
-
-		for (size_t k = x->nmembers; k-- > 0;)
-			if (st[x->members[k]] == ST_FOUND && by < 0)
-				by = (long)x->members[k];
-		if (fw_json) {
-			printf("%s{\"module\":", g ? "," : "");
-			fw_json_str(stdout, s.v[x->module].name);
-			printf(",\"pattern\":");
-			fw_json_str(stdout, x->pattern);
-			printf(",\"members\":%zu,\"satisfied\":%s,\"by\":", x->nmembers,
-			       by >= 0 ? "true" : "false");
-			if (by >= 0)
-				fw_json_str(stdout, q.v[by].name);
-			else
-				printf("null");
-			printf("}");
-		} else if (by >= 0) {
-			printf("group    %s: %s: satisfied by %s (%zu alternatives)\n",
-			       s.v[x->module].name, fw_esc(x->pattern), fw_esc(q.v[by].name),
-			       x->nmembers);
-		} else {
-			printf("group    %s: %s: none of %zu alternatives in the tree\n",
-			       s.v[x->module].name, fw_esc(x->pattern), x->nmembers);
-		}
-	}
+	print_groups(&s, &q, st);
 	if (fw_json)
 		printf("],\"summary\":{\"names\":%zu,\"found\":%zu,\"missing\":%zu,"
 		       "\"alternatives_missing\":%zu,\"groups\":%zu,\"satisfied\":%zu}}\n",
-		       q.n, nfound, nmissing, nalt, q.ng, nsat);
+		       q.n, n.found, n.missing, n.alt, q.ng, n.sat);
 	else
 		printf("%zu modules (%zu unreadable), %zu firmware names: %zu found, %zu missing "
 		       "(%zu of them alternatives); %zu alternative groups, %zu satisfied\n",
-		       s.n + s.bad, s.bad, q.n, nfound, nmissing, nalt, q.ng, nsat);
-	ret = s.bad || nneeded_missing || d.n ? EXIT_FINDING : EXIT_OK;
+		       s.n + s.bad, s.bad, q.n, n.found, n.missing, n.alt, q.ng, n.sat);
+	ret = s.bad || n.needed_missing || d.n ? EXIT_FINDING : EXIT_OK;
 	if (o.write_map && write_map(&t, &s) < 0)
 		ret = EXIT_FINDING;
 	goto out;

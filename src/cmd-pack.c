@@ -10,6 +10,7 @@
 #include "fsutil.h"
 #include "fwdist.h"
 #include "image.h"
+#include "ihex.h"
 #include "util.h"
 
 static void help(void)
@@ -52,9 +53,8 @@ static int number(const char *s, size_t n, uint64_t *out)
 		if (n - 2 > 16)
 			return -EINVAL;
 		for (size_t i = 2; i < n; i++) {
-			int c = s[i], h = c >= '0' && c <= '9' ? c - '0'
-				      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-				      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+			int h = ihex_hexval(s[i]);
+
 			if (h < 0)
 				return -EINVAL;
 			v = v << 4 | (uint64_t)h;

@@ -64,7 +64,7 @@ int cmd_unpack(int argc, char **argv)
 	}
 	in = cli.args[0];
 	ret = EXIT_FINDING;
-	r = fw_read_file(in, &buf, &len);
+	r = fw_read_file(in, FW_IMAGE_MAX, &buf, &len);
 	if (r < 0) {
 		fw_err("%s: cannot read: %s", in, r == -EINVAL ? "not a regular file" : strerror(-r));
 		goto out;

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist check: findings about the model, then about the files behind it. */
+#include "check.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -330,7 +332,7 @@ static void check_format(struct walk *wk, int dfd, const char *leaf, const char 
 	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return; /* reported by check_blob_file */
-	r = fw_read_fd(fd, &buf, &len);
+	r = fw_read_fd(fd, FW_IMAGE_MAX, &buf, &len);
 	close(fd);
 	if (r < 0) {
 		fw_diag_add(wk->d, FW_TREE_FIRMWARE, 0, "%s: cannot read: %s", fw_esc(rel), strerror(-r));

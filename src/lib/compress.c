@@ -18,6 +18,7 @@
 #include <zstd_errors.h>
 
 #include "membudget.h"
+#include "util.h"
 
 /*
  * Fixed buffers whatever the file size: memory stays bounded and the same
@@ -465,18 +466,14 @@ static int dec_output(struct dec_state *st, size_t len)
 		return len ? fw_sha256_update(&st->h, st->out, len) : 0;
 	if (len > st->keep_max - st->keep_len)
 		return -EFBIG;
-	if (len > st->keep_cap - st->keep_len) {
-		size_t cap = st->keep_cap ? st->keep_cap : IO_BUF_SIZE;
-		unsigned char *nb;
-
-		while (cap - st->keep_len < len)
-			cap = cap > st->keep_max / 2 ? st->keep_max : cap * 2;
-		nb = realloc(st->keep, cap);
-		if (!nb)
-			return -ENOMEM;
-		st->keep = nb;
-		st->keep_cap = cap;
-	}
+	/* Room for this output (len, at most IO_BUF_SIZE: one buffer of st->out,
+	 * and > 0 when it does not fit): IO_BUF_SIZE at first, then doubling,
+	 * so the capacity is IO_BUF_SIZE * 2^k and, keep_max being such a
+	 * size (FW_MODINFO_MAX), never passes it. */
+	if (len > st->keep_cap - st->keep_len &&
+	    fw_grow(&st->keep, &st->keep_cap, st->keep_cap ? st->keep_len + len - 1 : IO_BUF_SIZE - 1,
+		    1) < 0)
+		return -ENOMEM;
 	memcpy(st->keep + st->keep_len, st->out, len);
 	st->keep_len += len;
 	return 0;

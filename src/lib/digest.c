@@ -8,6 +8,8 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
+#include "ihex.h"
+
 /* The SHA-256 implementation, fetched once from the default provider. */
 static EVP_MD *sha256_md;
 
@@ -131,23 +133,12 @@ void fw_sha256_hex(const uint8_t d[FW_SHA256_LEN], char *out)
 	out[FW_SHA256_HEX] = '\0';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int fw_sha256_parse(const char *hex, size_t len, uint8_t out[FW_SHA256_LEN])
 {
 	if (len != FW_SHA256_HEX)
 		return -EINVAL;
 	for (size_t i = 0; i < FW_SHA256_LEN; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		int hi = ihex_hexval(hex[2 * i]), lo = ihex_hexval(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;

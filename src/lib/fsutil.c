@@ -159,26 +159,95 @@ int fw_tmp_commit(int dirfd, int fd, const char *tmpname, const char *leaf, mode
 	return 0;
 }
 
-int fw_write_atomic(int dirfd, const char *path, const void *buf, size_t len, mode_t mode)
+int fw_read_file(const char *path, size_t max, uint8_t **buf, size_t *len)
+{
+	/* O_NOFOLLOW: a final symlink is refused (-ELOOP), not followed;
+	 * O_NONBLOCK: a FIFO does not hang the open (fw_read_fd refuses it). */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), r;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	r = fw_read_fd(fd, max, buf, len);
+	close(fd);
+	return r;
+}
+
+int fw_read_fd(int fd, size_t max, uint8_t **buf, size_t *len)
+{
+	struct stat st;
+	uint8_t *b = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > max)
+		return -EFBIG;
+	/* Room for the file and one byte more, so the read that sees EOF
+	 * needs no growth. The size is a hint (the file may change under
+	 * us): the bound is on what is read, not on what stat claimed. */
+	if (fw_grow(&b, &cap, (size_t)st.st_size, 1) < 0)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t got;
+
+		if (n == cap && (cap > max || fw_grow(&b, &cap, n, 1) < 0)) {
+			r = cap > max ? -EFBIG : -ENOMEM;
+			goto out;
+		}
+		got = read(fd, b + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r = -errno;
+			goto out;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > max) {
+			r = -EFBIG;
+			goto out;
+		}
+	}
+	*buf = b;
+	b = NULL;
+	*len = n;
+out:
+	free(b);
+	return r;
+}
+
+int fw_write_leaf(int dfd, const char *leaf, const void *buf, size_t len, mode_t mode)
 {
 	char tmp[320];
+	int fd = fw_tmp_create(dfd, leaf, tmp, sizeof(tmp)), r;
+
+	if (fd < 0)
+		return fd;
+	r = fw_write_all(fd, buf, len);
+	if (r == 0)
+		r = fw_tmp_commit(dfd, fd, tmp, leaf, mode);
+	else
+		unlinkat(dfd, tmp, 0);
+	close(fd);
+	return r;
+}
+
+int fw_write_atomic(int dirfd, const char *path, const void *buf, size_t len, mode_t mode)
+{
 	const char *leaf;
-	int pfd = fw_open_parent(dirfd, path, 0, &leaf), fd, r;
+	int pfd = fw_open_parent(dirfd, path, 0, &leaf), r;
 
 	if (pfd < 0)
 		return pfd;
-	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
-	if (fd < 0) {
-		r = fd;
-		goto out;
-	}
-	r = fw_write_all(fd, buf, len);
-	if (r == 0)
-		r = fw_tmp_commit(pfd, fd, tmp, leaf, mode);
-	else
-		unlinkat(pfd, tmp, 0);
-	close(fd);
-out:
+	r = fw_write_leaf(pfd, leaf, buf, len, mode);
 	if (pfd != dirfd)
 		close(pfd);
 	return r;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Where install keeps its record, and the licence texts, at the top of a
@@ -43,6 +44,17 @@ int fw_tmp_create(int dirfd, const char *leaf, char *tmpname, size_t tmplen);
  * On failure the temporary file is removed. 0 or -errno. */
 int fw_tmp_commit(int dirfd, int fd, const char *tmpname, const char *leaf, mode_t mode);
 
+/* Read a regular file (no symlink followed at the end) with a read() loop,
+ * at most max bytes (images: FW_IMAGE_MAX). 0 or -errno (-EFBIG past max,
+ * -EINVAL not a regular file). */
+int fw_read_file(const char *path, size_t max, uint8_t **buf, size_t *len);
+/* The same from an open fd (not closed). */
+int fw_read_fd(int fd, size_t max, uint8_t **buf, size_t *len);
+
+/* Write buf to dfd/leaf (one component) atomically: a temporary beside it,
+ * fsync, rename, fsync of the directory. 0 or -errno; nothing is left
+ * behind on failure, and an old file stays as it was. */
+int fw_write_leaf(int dfd, const char *leaf, const void *buf, size_t len, mode_t mode);
 /* Write buf to dirfd/path atomically (temporary file, fsync, rename,
  * fsync of the directory). 0 or -errno; nothing is left behind on failure. */
 int fw_write_atomic(int dirfd, const char *path, const void *buf, size_t len, mode_t mode);

@@ -29,7 +29,7 @@ const char *ihex_strerror(enum ihex_error e)
 	return "unknown error";
 }
 
-static int hexval(char c)
+int ihex_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -60,18 +60,18 @@ static enum ihex_error decode(const char *ls, const char *le, struct rec *r)
 	/* Every character must be a hex digit: checked before any length
 	 * logic so that "short" never hides a bad character. */
 	for (i = 0; i < nd; i++)
-		if (hexval(ls[i]) < 0)
+		if (ihex_hexval(ls[i]) < 0)
 			return IHEX_ENONHEX;
 	if (nd < 10)
 		return IHEX_ESHORT;
-	r->len = (unsigned)(hexval(ls[0]) << 4 | hexval(ls[1]));
+	r->len = (unsigned)(ihex_hexval(ls[0]) << 4 | ihex_hexval(ls[1]));
 	need = 2 * (5 + (size_t)r->len);
 	if (nd < need)
 		return IHEX_ESHORT;
 	if (nd > need)
 		return IHEX_ELONG;
 	for (i = 0; i < need / 2; i++) {
-		b[i] = (uint8_t)(hexval(ls[2 * i]) << 4 | hexval(ls[2 * i + 1]));
+		b[i] = (uint8_t)(ihex_hexval(ls[2 * i]) << 4 | ihex_hexval(ls[2 * i + 1]));
 		sum += b[i];
 	}
 	if (sum & 0xff)

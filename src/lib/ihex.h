@@ -97,4 +97,9 @@ static inline size_t ihex_bin_size(uint16_t n)
 
 const char *ihex_strerror(enum ihex_error e);
 
+/* The value of a hex digit, either case, or -1 for any other character
+ * (never 0, as ihex2fw read one): fwdist's one reader of hex digits, for
+ * digests too. */
+int ihex_hexval(char c);
+
 #endif

@@ -15,89 +15,9 @@
 #include "fsutil.h"
 #include "util.h"
 
-int fw_read_file(const char *path, uint8_t **buf, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), r;
-
-	*buf = NULL;
-	*len = 0;
-	if (fd < 0)
-		return -errno;
-	r = fw_read_fd(fd, buf, len);
-	close(fd);
-	return r;
-}
-
-int fw_read_fd(int fd, uint8_t **buf, size_t *len)
-{
-	struct stat st;
-	uint8_t *b = NULL;
-	size_t n = 0, cap = 0;
-	int r = 0;
-
-	*buf = NULL;
-	*len = 0;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto out;
-	}
-	/* Read to the end whatever stat said: the file may change under us;
-	 * the bound is on what is read, not on what stat claimed. */
-	for (;;) {
-		ssize_t got;
-
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			uint8_t *nb;
-
-			if (cap >= FW_IMAGE_MAX + 1) {
-				r = -EFBIG;
-				goto out;
-			}
-			if (ncap > FW_IMAGE_MAX + 1)
-				ncap = FW_IMAGE_MAX + 1;
-			nb = realloc(b, ncap);
-			if (!nb) {
-				r = -ENOMEM;
-				goto out;
-			}
-			b = nb;
-			cap = ncap;
-		}
-		got = read(fd, b + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			r = -errno;
-			goto out;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > FW_IMAGE_MAX) {
-			r = -EFBIG;
-			goto out;
-		}
-	}
-	*buf = b ? b : malloc(1);
-	if (!*buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	b = NULL;
-	*len = n;
-out:
-	free(b);
-	return r;
-}
-
 static int read_input(const char *path, uint8_t **buf, size_t *len, struct fw_diag *d)
 {
-	int r = fw_read_file(path, buf, len);
+	int r = fw_read_file(path, FW_IMAGE_MAX, buf, len);
 
 	if (r == -EINVAL)
 		fw_diag_add(d, path, 0, "not a regular file");
@@ -418,16 +338,11 @@ int fw_img_add_ihexbin(struct fw_img *im, const char *path, struct fw_diag *d)
 			raddr = rec.addr;
 			rlen = 0;
 		}
-		if (rlen + rec.len > rcap) {
-			size_t nc = (rlen + rec.len) * 2;
-			uint8_t *nr = realloc(run, nc);
-
-			if (!nr) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			run = nr;
-			rcap = nc;
+		/* Room for the record's bytes (1 to 255), whose last is at
+		 * rlen + rec.len - 1. */
+		if (rec.len && fw_grow(&run, &rcap, rlen + rec.len - 1, 1) < 0) {
+			r = -ENOMEM;
+			goto fail;
 		}
 		memcpy(run + rlen, rec.data, rec.len);
 		rlen += rec.len;
@@ -510,52 +425,56 @@ static int by_addr(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-int fw_img_render(const struct fw_img *im, enum fw_img_format f, uint32_t version, uint64_t entry,
-		  unsigned recsize, uint8_t **out, size_t *outlen, const char *outname,
-		  struct fw_diag *d)
+/* fwimage(5): the sections as they are, bss included, with header and digest. */
+static int render_fwimage(const struct fw_img *im, uint32_t version, uint64_t entry, uint8_t **out,
+			  size_t *outlen, const char *outname, struct fw_diag *d)
 {
-	const struct fw_img_sect **s = NULL;
-	uint64_t lo = UINT64_MAX, hi = 0, total = 0;
-	uint8_t *o = NULL;
-	size_t n = 0;
-	int r = -EINVAL;
+	struct fwimage_section sec[FWIMAGE_MAX_SECTIONS];
+	struct fwimage_err err;
+	uint64_t sz;
+	uint8_t *o;
 
-	*out = NULL;
-	*outlen = 0;
-	if (f == FW_FMT_FWIMAGE) {
-		struct fwimage_section sec[FWIMAGE_MAX_SECTIONS];
-		struct fwimage_err err;
-		uint64_t sz;
-
-		for (size_t i = 0; i < im->n; i++)
-			sec[i] = (struct fwimage_section){ .type = im->v[i].type, .flags = im->v[i].flags,
-							   .addr = im->v[i].addr, .size = im->v[i].size,
-							   .memsz = im->v[i].memsz, .data = im->v[i].data };
-		sz = fwimage_layout(sec, (unsigned)im->n);
-		if (!sz || sz > FW_IMAGE_MAX) {
-			fw_diag_add(d, outname, 0, "image too large");
-			return -EINVAL;
-		}
-		o = malloc(sz);
-		if (!o)
-			return -ENOMEM;
-		if (fwimage_write(o, sz, version, entry, sec, (unsigned)im->n, fw_image_sha256, &err) !=
-		    FWIMAGE_OK) {
-			if (err.section >= 0)
-				fw_diag_add(d, outname, 0, "section %d (from %s): %s", err.section,
-					    im->v[err.section].src, fwimage_strerror(err.code));
-			else
-				fw_diag_add(d, outname, 0, "%s (entry 0x%llx)", fwimage_strerror(err.code),
-					    (unsigned long long)entry);
-			free(o);
-			return -EINVAL;
-		}
-		*out = o;
-		*outlen = sz;
-		return 0;
+	for (size_t i = 0; i < im->n; i++)
+		sec[i] = (struct fwimage_section){ .type = im->v[i].type, .flags = im->v[i].flags,
+						   .addr = im->v[i].addr, .size = im->v[i].size,
+						   .memsz = im->v[i].memsz, .data = im->v[i].data };
+	sz = fwimage_layout(sec, (unsigned)im->n);
+	if (!sz || sz > FW_IMAGE_MAX) {
+		fw_diag_add(d, outname, 0, "image too large");
+		return -EINVAL;
 	}
-	s = calloc(im->n + 1, sizeof(*s));
-	if (!s)
+	o = malloc(sz);
+	if (!o)
+		return -ENOMEM;
+	if (fwimage_write(o, sz, version, entry, sec, (unsigned)im->n, fw_image_sha256, &err) !=
+	    FWIMAGE_OK) {
+		if (err.section >= 0)
+			fw_diag_add(d, outname, 0, "section %d (from %s): %s", err.section,
+				    im->v[err.section].src, fwimage_strerror(err.code));
+		else
+			fw_diag_add(d, outname, 0, "%s (entry 0x%llx)", fwimage_strerror(err.code),
+				    (unsigned long long)entry);
+		free(o);
+		return -EINVAL;
+	}
+	*out = o;
+	*outlen = sz;
+	return 0;
+}
+
+/* The sections that hold bytes, by address, for the flat formats. */
+struct placed {
+	const struct fw_img_sect **s;
+	size_t n;
+	uint64_t lo, hi, total; /* lowest address, end of the highest, bytes */
+};
+
+static int place_sections(const struct fw_img *im, enum fw_img_format f, struct placed *pl,
+			  const char *outname, struct fw_diag *d)
+{
+	*pl = (struct placed){ .lo = UINT64_MAX };
+	pl->s = calloc(im->n + 1, sizeof(*pl->s));
+	if (!pl->s)
 		return -ENOMEM;
 	for (size_t i = 0; i < im->n; i++) {
 		const struct fw_img_sect *x = &im->v[i];
@@ -565,107 +484,144 @@ int fw_img_render(const struct fw_img *im, enum fw_img_format f, uint32_t versio
 		if (f != FW_FMT_BIN && x->addr + x->size - 1 > UINT32_MAX) {
 			fw_diag_add(d, outname, 0, "section at 0x%llx is above 4 GiB: HEX cannot address it",
 				    (unsigned long long)x->addr);
-			goto out;
+			return -EINVAL;
 		}
-		s[n++] = x;
-		if (x->addr < lo)
-			lo = x->addr;
-		if (x->addr + x->size > hi)
-			hi = x->addr + x->size;
-		total += x->size;
+		pl->s[pl->n++] = x;
+		if (x->addr < pl->lo)
+			pl->lo = x->addr;
+		if (x->addr + x->size > pl->hi)
+			pl->hi = x->addr + x->size;
+		pl->total += x->size;
 	}
-	if (!n) {
+	if (!pl->n) {
 		fw_diag_add(d, outname, 0, "no section holds bytes");
-		goto out;
+		return -EINVAL;
 	}
-	qsort(s, n, sizeof(*s), by_addr);
-	if (f == FW_FMT_BIN) {
-		if (hi - lo > FW_IMAGE_MAX) {
-			fw_diag_add(d, outname, 0, "sections span %llu bytes: too large for a flat binary",
-				    (unsigned long long)(hi - lo));
-			goto out;
-		}
-		o = calloc(1, hi - lo);
-		if (!o) {
-			r = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			memcpy(o + (s[i]->addr - lo), s[i]->data, s[i]->size);
-		*outlen = hi - lo;
-	} else if (f == FW_FMT_IHEXBIN) {
-		uint64_t sz = IHEX_BIN_HDR;
-		size_t k = 0;
+	qsort(pl->s, pl->n, sizeof(*pl->s), by_addr);
+	return 0;
+}
 
-		for (size_t i = 0; i < n; i++)
-			sz += (s[i]->size / recsize) * ihex_bin_size((uint16_t)recsize) +
-			      (s[i]->size % recsize ? ihex_bin_size((uint16_t)(s[i]->size % recsize)) : 0);
-		if (sz > FW_IMAGE_MAX) {
-			fw_diag_add(d, outname, 0, "output too large");
-			goto out;
-		}
-		o = malloc(sz);
-		if (!o) {
-			r = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			for (uint64_t p = 0; p < s[i]->size; p += recsize) {
-				uint64_t c = s[i]->size - p < recsize ? s[i]->size - p : recsize;
+/* A flat binary from the lowest address to the end of the highest, gaps zeroed. */
+static int render_bin(const struct placed *pl, uint8_t **out, size_t *outlen, const char *outname,
+		      struct fw_diag *d)
+{
+	uint8_t *o;
 
-				k += ihex_bin_put(o + k, (uint32_t)(s[i]->addr + p), s[i]->data + p,
-						  (uint16_t)c);
-			}
-		k += ihex_bin_put(o + k, 0, NULL, 0);
-		*outlen = k;
-	} else {
-		/* Each record: at most recsize bytes, never across 64 KiB; an
-		 * 04 record whenever the upper half of the address changes. */
-		uint64_t sz = (total / recsize + 2 * n + total / 65536 + 4) * IHEX_LINE_MAX;
-		size_t k = 0;
-		int64_t upper = 0; /* the reader starts at 0 */
-
-		if (sz > FW_IMAGE_MAX * 3ull) {
-			fw_diag_add(d, outname, 0, "output too large");
-			goto out;
-		}
-		o = malloc(sz);
-		if (!o) {
-			r = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++) {
-			uint64_t p = 0;
-
-			while (p < s[i]->size) {
-				uint32_t a = (uint32_t)(s[i]->addr + p);
-				uint64_t c = s[i]->size - p < recsize ? s[i]->size - p : recsize;
-
-				if (c > 0x10000u - (a & 0xffff))
-					c = 0x10000u - (a & 0xffff);
-				if ((int64_t)(a >> 16) != upper) {
-					uint8_t u[2] = { (uint8_t)(a >> 24), (uint8_t)(a >> 16) };
-
-					upper = a >> 16;
-					k += ihex_put_record((char *)o + k, 4, 0, u, 2);
-				}
-				k += ihex_put_record((char *)o + k, 0, (uint16_t)a, s[i]->data + p, (size_t)c);
-				p += c;
-			}
-		}
-		if (entry) {
-			uint8_t e[4] = { (uint8_t)(entry >> 24), (uint8_t)(entry >> 16), (uint8_t)(entry >> 8),
-					 (uint8_t)entry };
-
-			k += ihex_put_record((char *)o + k, 5, 0, e, 4);
-		}
-		k += ihex_put_record((char *)o + k, 1, 0, NULL, 0);
-		*outlen = k;
+	if (pl->hi - pl->lo > FW_IMAGE_MAX) {
+		fw_diag_add(d, outname, 0, "sections span %llu bytes: too large for a flat binary",
+			    (unsigned long long)(pl->hi - pl->lo));
+		return -EINVAL;
 	}
+	o = calloc(1, pl->hi - pl->lo);
+	if (!o)
+		return -ENOMEM;
+	for (size_t i = 0; i < pl->n; i++)
+		memcpy(o + (pl->s[i]->addr - pl->lo), pl->s[i]->data, pl->s[i]->size);
 	*out = o;
-	r = 0;
-out:
-	free(s);
+	*outlen = pl->hi - pl->lo;
+	return 0;
+}
+
+/* The kernel's binary ihex: records of at most recsize bytes, an end record. */
+static int render_ihexbin(const struct placed *pl, unsigned recsize, uint8_t **out, size_t *outlen,
+			  const char *outname, struct fw_diag *d)
+{
+	uint64_t sz = IHEX_BIN_HDR;
+	size_t k = 0;
+	uint8_t *o;
+
+	for (size_t i = 0; i < pl->n; i++)
+		sz += (pl->s[i]->size / recsize) * ihex_bin_size((uint16_t)recsize) +
+		      (pl->s[i]->size % recsize ? ihex_bin_size((uint16_t)(pl->s[i]->size % recsize)) : 0);
+	if (sz > FW_IMAGE_MAX) {
+		fw_diag_add(d, outname, 0, "output too large");
+		return -EINVAL;
+	}
+	o = malloc(sz);
+	if (!o)
+		return -ENOMEM;
+	for (size_t i = 0; i < pl->n; i++)
+		for (uint64_t p = 0; p < pl->s[i]->size; p += recsize) {
+			uint64_t c = pl->s[i]->size - p < recsize ? pl->s[i]->size - p : recsize;
+
+			k += ihex_bin_put(o + k, (uint32_t)(pl->s[i]->addr + p), pl->s[i]->data + p,
+					  (uint16_t)c);
+		}
+	k += ihex_bin_put(o + k, 0, NULL, 0);
+	*out = o;
+	*outlen = k;
+	return 0;
+}
+
+/* Intel HEX text. Each record: at most recsize bytes, never across 64 KiB;
+ * an 04 record whenever the upper half of the address changes; a 05
+ * record for a non-zero entry; the 01 end record. */
+static int render_hex(const struct placed *pl, unsigned recsize, uint64_t entry, uint8_t **out,
+		      size_t *outlen, const char *outname, struct fw_diag *d)
+{
+	uint64_t sz = (pl->total / recsize + 2 * pl->n + pl->total / 65536 + 4) * IHEX_LINE_MAX;
+	size_t k = 0;
+	int64_t upper = 0; /* the reader starts at 0 */
+	uint8_t *o;
+
+	if (sz > FW_IMAGE_MAX * 3ull) {
+		fw_diag_add(d, outname, 0, "output too large");
+		return -EINVAL;
+	}
+	o = malloc(sz);
+	if (!o)
+		return -ENOMEM;
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct fw_img_sect *x = pl->s[i];
+		uint64_t p = 0;
+
+		while (p < x->size) {
+			uint32_t a = (uint32_t)(x->addr + p);
+			uint64_t c = x->size - p < recsize ? x->size - p : recsize;
+
+			if (c > 0x10000u - (a & 0xffff))
+				c = 0x10000u - (a & 0xffff);
+			if ((int64_t)(a >> 16) != upper) {
+				uint8_t u[2] = { (uint8_t)(a >> 24), (uint8_t)(a >> 16) };
+
+				upper = a >> 16;
+				k += ihex_put_record((char *)o + k, 4, 0, u, 2);
+			}
+			k += ihex_put_record((char *)o + k, 0, (uint16_t)a, x->data + p, (size_t)c);
+			p += c;
+		}
+	}
+	if (entry) {
+		uint8_t e[4] = { (uint8_t)(entry >> 24), (uint8_t)(entry >> 16), (uint8_t)(entry >> 8),
+				 (uint8_t)entry };
+
+		k += ihex_put_record((char *)o + k, 5, 0, e, 4);
+	}
+	k += ihex_put_record((char *)o + k, 1, 0, NULL, 0);
+	*out = o;
+	*outlen = k;
+	return 0;
+}
+
+int fw_img_render(const struct fw_img *im, enum fw_img_format f, uint32_t version, uint64_t entry,
+		  unsigned recsize, uint8_t **out, size_t *outlen, const char *outname,
+		  struct fw_diag *d)
+{
+	struct placed pl;
+	int r;
+
+	*out = NULL;
+	*outlen = 0;
+	if (f == FW_FMT_FWIMAGE)
+		return render_fwimage(im, version, entry, out, outlen, outname, d);
+	r = place_sections(im, f, &pl, outname, d);
+	if (r == 0 && f == FW_FMT_BIN)
+		r = render_bin(&pl, out, outlen, outname, d);
+	else if (r == 0 && f == FW_FMT_IHEXBIN)
+		r = render_ihexbin(&pl, recsize, out, outlen, outname, d);
+	else if (r == 0)
+		r = render_hex(&pl, recsize, entry, out, outlen, outname, d);
+	free(pl.s);
 	return r;
 }
 

@@ -31,12 +31,6 @@ struct fw_img {
 	unsigned entries;   /* how many inputs gave one */
 };
 
-/* Read a regular file (no symlink followed at the end) with a read() loop,
- * at most FW_IMAGE_MAX bytes. 0 or -errno (-EFBIG, -EINVAL not regular). */
-int fw_read_file(const char *path, uint8_t **buf, size_t *len);
-/* The same from an open fd (not closed). */
-int fw_read_fd(int fd, uint8_t **buf, size_t *len);
-
 /* Section sources. Each returns 0 or -errno; a malformed input is -EINVAL
  * with a message in d naming the file and line (text) or byte offset. */
 int fw_img_add_raw(struct fw_img *im, enum fwimage_type type, uint64_t addr, const char *path,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lines.h"
 #include "util.h"
 
 #define POLICY_HEADER "# fwdist licence policy 1"
@@ -320,41 +321,37 @@ static int eval_or(struct spdx *x, enum fw_category *cat)
 	return r;
 }
 
-int fw_spdx_eval(const struct fw_policy *p, const char *expr, enum fw_category *cat,
-		 int (*each_id)(void *ctx, const char *id, size_t len), void *ctx,
-		 const char **syntax)
+/* The whole expression, and nothing after it. */
+static int spdx_run(struct spdx *x, enum fw_category *cat, const char **syntax)
 {
-	struct spdx x = { .p = p, .s = expr, .each_id = each_id, .ctx = ctx, .source = -1 };
 	const char *st;
 	size_t len;
 	int r;
 
 	*syntax = NULL;
-	r = eval_or(&x, cat);
-	if (r == 0 && peek(&x, &st, &len) != T_END) {
-		x.err = "trailing garbage in expression";
+	r = eval_or(x, cat);
+	if (r == 0 && peek(x, &st, &len) != T_END) {
+		x->err = "trailing garbage in expression";
 		r = -EINVAL;
 	}
 	if (r == -EINVAL)
-		*syntax = x.err;
+		*syntax = x->err;
 	return r;
+}
+
+int fw_spdx_eval(const struct fw_policy *p, const char *expr, enum fw_category *cat,
+		 int (*each_id)(void *ctx, const char *id, size_t len), void *ctx,
+		 const char **syntax)
+{
+	struct spdx x = { .p = p, .s = expr, .each_id = each_id, .ctx = ctx, .source = -1 };
+
+	return spdx_run(&x, cat, syntax);
 }
 
 int fw_spdx_eval_shipped(const struct fw_policy *p, const char *expr, bool has_source,
 			 enum fw_category *cat, const char **syntax)
 {
 	struct spdx x = { .p = p, .s = expr, .source = has_source };
-	const char *st;
-	size_t len;
-	int r;
 
-	*syntax = NULL;
-	r = eval_or(&x, cat);
-	if (r == 0 && peek(&x, &st, &len) != T_END) {
-		x.err = "trailing garbage in expression";
-		r = -EINVAL;
-	}
-	if (r == -EINVAL)
-		*syntax = x.err;
-	return r;
+	return spdx_run(&x, cat, syntax);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "lines.h"
 #include "util.h"
 
 static const char *const type_names[] = {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Selection files: exact request names or shell globs, one per line. */
-#include "tree.h"
+#include "select.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lines.h"
+#include "tree.h"
 #include "util.h"
 
 static bool is_glob(const char *s)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lines.h"
 #include "util.h"
 
 static const char *const sections[] = { "main", "contrib", "non-free", "non-free-firmware" };
@@ -114,6 +115,7 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 	fw_lines_init(&it, buf, len);
 	while (fw_lines_next(&it, &ls, &le)) {
 		struct fw_split_rule rule = { .line = it.line };
+		size_t selcap = 0;
 		const char *q = ls, *pkg, *sec, *f, *err = NULL;
 		size_t pkglen, seclen, flen;
 		char *pname;
@@ -159,13 +161,10 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 		 * no blob" to the real error, fw_split_find would find it) and
 		 * would fix the section later lines are held to. */
 		while ((f = fw_field(&q, le, &flen)), flen) {
-			size_t cap = rule.nsel;
-			struct fw_selector *nv = realloc(rule.sel, (cap + 1) * sizeof(*nv));
 			int r;
 
-			if (!nv)
+			if (fw_grow(&rule.sel, &selcap, rule.nsel, sizeof(*rule.sel)) < 0)
 				goto nomem;
-			rule.sel = nv;
 			r = parse_selector(f, flen, &rule.sel[rule.nsel], &err);
 			if (r == -ENOMEM)
 				goto nomem;

@@ -248,15 +248,11 @@ static int resolve_licences(struct fw_tree *t)
 
 static int add_match(struct fw_blob *b, unsigned pkg, unsigned line)
 {
-	struct fw_pkg_match *m;
-
 	for (size_t i = 0; i < b->nmore; i++)
 		if (b->more[i].pkg == (int)pkg)
 			return 0;
-	m = realloc(b->more, (b->nmore + 1) * sizeof(*m));
-	if (!m)
+	if (fw_grow(&b->more, &b->cap_more, b->nmore, sizeof(*b->more)) < 0)
 		return -ENOMEM;
-	b->more = m;
 	b->more[b->nmore++] = (struct fw_pkg_match){ (int)pkg, line };
 	return 0;
 }

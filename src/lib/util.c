@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include <dirent.h>
 
-#include "diag.h"
 
 int fw_grow(void *v, size_t *cap, size_t n, size_t elem)
 {
@@ -24,8 +23,13 @@ int fw_grow(void *v, size_t *cap, size_t n, size_t elem)
 
 	if (n < *cap)
 		return 0;
+	/* Checked before any product, so no size wraps round. */
+	if (*cap > SIZE_MAX / 2 || n == SIZE_MAX)
+		return -ENOMEM;
 	ncap = *cap ? *cap * 2 : 16;
-	if (ncap < n + 1 || ncap > SIZE_MAX / elem)
+	if (ncap < n + 1)
+		ncap = n + 1;
+	if (ncap > SIZE_MAX / elem)
 		return -ENOMEM;
 	p = realloc(*pv, ncap * elem);
 	if (!p)
@@ -94,19 +98,14 @@ int fw_read_text(int dirfd, const char *path, char **bufp, size_t *lenp)
 		ssize_t n;
 
 		if (len + 1 >= cap) {
-			char *nb;
-
 			if (cap > FW_TEXT_MAX) {
 				r = -EFBIG;
 				goto fail;
 			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
+			if (fw_grow(&buf, &cap, len + 1, 1) < 0) {
 				r = -ENOMEM;
 				goto fail;
 			}
-			buf = nb;
-			cap *= 2;
 		}
 		n = read(fd, buf + len, cap - 1 - len);
 		if (n < 0) {
@@ -362,57 +361,6 @@ char *fw_relpath(const char *from, const char *to)
 int fw_strcmp_ptr(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-int fw_lines_next(struct fw_lines *it, const char **ls, const char **le)
-{
-	const char *nl;
-
-	if (it->s >= it->end)
-		return 0;
-	nl = memchr(it->s, '\n', (size_t)(it->end - it->s));
-	*ls = it->s;
-	*le = nl ? nl : it->end;
-	it->s = nl ? nl + 1 : it->end;
-	it->line++;
-	return 1;
-}
-
-const char *fw_field(const char **p, const char *e, size_t *len)
-{
-	const char *s = *p, *f;
-
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	f = s;
-	while (s < e && *s != ' ' && *s != '\t')
-		s++;
-	*len = (size_t)(s - f);
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	*p = s;
-	return f;
-}
-
-bool fw_line_start(struct fw_diag *d, const char *path, unsigned line, const char *ls,
-		   const char *le, const char *header, size_t max)
-{
-	size_t n = (size_t)(le - ls);
-
-	if (n > max) {
-		fw_diag_add(d, path, line, "line too long (%zu bytes, limit %zu)", n, max);
-		return false;
-	}
-	if (memchr(ls, '\0', n)) {
-		fw_diag_add(d, path, line, "NUL byte in line");
-		return false;
-	}
-	if (line == 1) {
-		if (n == strlen(header) && memcmp(ls, header, n) == 0)
-			return false;
-		fw_diag_add(d, path, 1, "missing header line '%s'", header);
-	}
-	return true;
 }
 
 int fw_parse_u64(const char *s, size_t n, uint64_t *out)

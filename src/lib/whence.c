@@ -263,159 +263,117 @@ static int licence_line(struct parser *p, enum kw kw, const char *s, const char 
 	return 0;
 }
 
-static int parse_line(struct parser *p, const char *s, const char *e)
+/* The keyword a line starts with (KW_NONE for prose); *kwlen its length. */
+static enum kw keyword_of(const char *s, const char *e, size_t *kwlen)
 {
-	struct fw_whence *w = p->w;
-	struct fw_whence_entry ent = { 0 };
-	const char *rest = NULL, *err, *after;
-	enum kw kw = KW_NONE;
-	size_t kwlen = 0;
-
-	if (is_sep(s, (size_t)(e - s))) {
-		end_block(p);
-		return 0;
-	}
 	for (size_t i = 0; i < FW_ARRAY_SIZE(keywords); i++) {
 		size_t n = strlen(keywords[i].word);
 
 		if ((size_t)(e - s) >= n && memcmp(s, keywords[i].word, n) == 0) {
-			kw = keywords[i].kw;
-			kwlen = n;
-			break;
+			*kwlen = n;
+			return keywords[i].kw;
 		}
 	}
-	if (kw == KW_NONE)
-		return 0; /* prose */
-	rest = s + kwlen;
+	return KW_NONE;
+}
 
-	switch (kw) {
-	case KW_DRIVER:
-		w->counts.driver++;
-		/* A Driver: line opens a block, unless it is the first
-		 * keyword line of the block the separator opened. */
-		if (!p->in_block || p->block_driver || w->blocks[w->nblocks - 1].count > 0 ||
-		    p->lic != 0) {
-			/* Several Driver: lines may share one section between
-			 * separators with one licence at its end (upstream's
-			 * Conexant and qca sections): files of a driver with no
-			 * licence line of its own stay pending for the next
-			 * licence line of the section. A driver that had one is
-			 * closed as before, so no driver inherits another's. */
-			bool carry = p->in_block && p->lic == 0;
-			size_t lic_pending = p->lic_pending;
+static int driver_line(struct parser *p, const char *rest, const char *e)
+{
+	struct fw_whence *w = p->w;
 
-			if (!carry)
-				end_block(p);
-			if (new_block(p) < 0)
-				return -ENOMEM;
-			if (carry)
-				p->lic_pending = lic_pending;
-		}
-		w->blocks[w->nblocks - 1].driver = dup_text(rest, e);
-		if (!w->blocks[w->nblocks - 1].driver)
+	w->counts.driver++;
+	/* A Driver: line opens a block, unless it is the first
+	 * keyword line of the block the separator opened. */
+	if (!p->in_block || p->block_driver || w->blocks[w->nblocks - 1].count > 0 ||
+	    p->lic != 0) {
+		/* Several Driver: lines may share one section between
+		 * separators with one licence at its end (upstream's
+		 * Conexant and qca sections): files of a driver with no
+		 * licence line of its own stay pending for the next
+		 * licence line of the section. A driver that had one is
+		 * closed as before, so no driver inherits another's. */
+		bool carry = p->in_block && p->lic == 0;
+		size_t lic_pending = p->lic_pending;
+
+		if (!carry)
+			end_block(p);
+		if (new_block(p) < 0)
 			return -ENOMEM;
-		w->blocks[w->nblocks - 1].line = p->line;
-		p->block_driver = true;
-		if (!*w->blocks[w->nblocks - 1].driver) {
-			fw_diag_add(p->d, w->path, p->line, "Driver: empty driver name");
-			w->errors++;
-		}
-		return 0;
-	case KW_FILE:
-		w->counts.file++;
-		ent.kind = FW_E_FILE;
-		break;
-	case KW_RAWFILE:
-		w->counts.rawfile++;
-		ent.kind = FW_E_RAWFILE;
-		break;
-	case KW_LINK:
-		w->counts.link++;
-		ent.kind = FW_E_LINK;
-		break;
-	case KW_SOURCE:
-		w->counts.source++;
-		ent.kind = FW_E_SOURCE;
-		break;
-	case KW_VERSION:
-	case KW_INFO:
-		if (kw == KW_VERSION)
-			w->counts.version++;
-		else
-			w->counts.info++;
-		if (p->in_block && p->last_file >= 0) {
-			struct fw_whence_entry *f = &w->entries[p->last_file];
-			char **slot = kw == KW_VERSION ? &f->version : &f->info;
-			unsigned *ln = kw == KW_VERSION ? &f->version_line : &f->info_line;
-
-			if (!*slot) {
-				*slot = dup_text(rest, e);
-				if (!*slot)
-					return -ENOMEM;
-				*ln = p->line;
-			}
-		}
-		return 0;
-	case KW_LICENCE:
-	case KW_SPDX:
-		if (kw == KW_LICENCE)
-			w->counts.licence++;
-		else
-			w->counts.spdx++;
-		if (!p->in_block && new_block(p) < 0)
-			return -ENOMEM;
-		return licence_line(p, kw, rest, e);
-	case KW_NONE:
-		return 0;
+		if (carry)
+			p->lic_pending = lic_pending;
 	}
-
-	/* File, RawFile, Link, Source. Outside any block (before the first
-	 * separator or Driver:) a name would belong to nobody. */
-	if (!p->in_block && new_block(p) < 0)
+	w->blocks[w->nblocks - 1].driver = dup_text(rest, e);
+	if (!w->blocks[w->nblocks - 1].driver)
 		return -ENOMEM;
-	if (ent.kind == FW_E_LINK) {
-		const char *b = skip_blank(rest, e), *arrow = NULL;
-
-		if (b < e && *b == '"') {
-			err = parse_name(b, e, &ent.name, &after, &ent.flags);
-		} else {
-			/* A bare link name ends at the first " -> ". */
-			for (const char *q = b; q + 4 <= e && !arrow; q++)
-				if (memcmp(q, " -> ", 4) == 0)
-					arrow = q;
-			if (!arrow)
-				err = "expected 'NAME -> TARGET'";
-			else
-				err = parse_name(b, arrow, &ent.name, &after, &ent.flags);
-			after = arrow;
-		}
-		if (!err) {
-			after = skip_blank(after, e);
-			if (e - after < 2 || after[0] != '-' || after[1] != '>')
-				err = "expected 'NAME -> TARGET'";
-			else
-				err = parse_name(after + 2, e, &ent.target, &after, &ent.flags);
-		}
-	} else {
-		err = parse_name(rest, e, &ent.name, &after, &ent.flags);
-	}
-	if (!err && skip_blank(after, e) != e)
-		err = "trailing garbage after the name";
-	if (!err && !*ent.name)
-		err = "empty name";
-	if (!err && ent.kind == FW_E_LINK && !*ent.target)
-		err = "empty link target";
-	if (err) {
-		fw_diag_add(p->d, w->path, p->line, "%s: %s", fw_entry_kind_name(ent.kind), err);
+	w->blocks[w->nblocks - 1].line = p->line;
+	p->block_driver = true;
+	if (!*w->blocks[w->nblocks - 1].driver) {
+		fw_diag_add(p->d, w->path, p->line, "Driver: empty driver name");
 		w->errors++;
-		free(ent.name);
-		free(ent.target);
-		return strcmp(err, "out of memory") == 0 ? -ENOMEM : 0;
 	}
-	/* Source lines belong to the files listed since the previous Source
-	 * line: "File: a / Source: a.S" pairs, and "File: a / File: b /
-	 * Source: dir/" gives both files that source. */
-	if (ent.kind == FW_E_SOURCE) {
+	return 0;
+}
+
+/* Version: and Info: belong to the File above them; the first of each counts. */
+static int file_detail_line(struct parser *p, enum kw kw, const char *rest, const char *e)
+{
+	struct fw_whence *w = p->w;
+
+	if (kw == KW_VERSION)
+		w->counts.version++;
+	else
+		w->counts.info++;
+	if (p->in_block && p->last_file >= 0) {
+		struct fw_whence_entry *f = &w->entries[p->last_file];
+		char **slot = kw == KW_VERSION ? &f->version : &f->info;
+		unsigned *ln = kw == KW_VERSION ? &f->version_line : &f->info_line;
+
+		if (!*slot) {
+			*slot = dup_text(rest, e);
+			if (!*slot)
+				return -ENOMEM;
+			*ln = p->line;
+		}
+	}
+	return 0;
+}
+
+/* "NAME -> TARGET" into ent's name and target; NULL, or what is wrong.
+ * *after is where the target ended. */
+static const char *parse_link(const char *rest, const char *e, struct fw_whence_entry *ent,
+			      const char **after)
+{
+	const char *b = skip_blank(rest, e), *arrow = NULL, *err;
+
+	if (b < e && *b == '"') {
+		err = parse_name(b, e, &ent->name, after, &ent->flags);
+	} else {
+		/* A bare link name ends at the first " -> ". */
+		for (const char *q = b; q + 4 <= e && !arrow; q++)
+			if (memcmp(q, " -> ", 4) == 0)
+				arrow = q;
+		if (!arrow)
+			err = "expected 'NAME -> TARGET'";
+		else
+			err = parse_name(b, arrow, &ent->name, after, &ent->flags);
+		*after = arrow;
+	}
+	if (err)
+		return err;
+	*after = skip_blank(*after, e);
+	if (e - *after < 2 || (*after)[0] != '-' || (*after)[1] != '>')
+		return "expected 'NAME -> TARGET'";
+	return parse_name(*after + 2, e, &ent->target, after, &ent->flags);
+}
+
+/* Source lines belong to the files listed since the previous Source
+ * line: "File: a / Source: a.S" pairs, and "File: a / File: b /
+ * Source: dir/" gives both files that source. */
+static void group_sources(struct parser *p, struct fw_whence_entry *ent)
+{
+	struct fw_whence *w = p->w;
+
+	if (ent->kind == FW_E_SOURCE) {
 		if (p->files_pending_src || p->group == 0) {
 			p->group++;
 			for (size_t i = w->blocks[w->nblocks - 1].first; i < w->nentries; i++) {
@@ -426,17 +384,94 @@ static int parse_line(struct parser *p, const char *s, const char *e)
 			}
 			p->files_pending_src = false;
 		}
-		ent.group = p->group;
-	} else if (ent.kind != FW_E_LINK) {
+		ent->group = p->group;
+	} else if (ent->kind != FW_E_LINK) {
 		p->files_pending_src = true;
 	}
+}
+
+/* File, RawFile, Link, Source: one entry, or a finding at its line. */
+static int entry_line(struct parser *p, enum fw_entry_kind kind, const char *rest, const char *e)
+{
+	struct fw_whence *w = p->w;
+	struct fw_whence_entry ent = { .kind = kind };
+	const char *err, *after;
+
+	/* Outside any block (before the first separator or Driver:) a name
+	 * would belong to nobody. */
+	if (!p->in_block && new_block(p) < 0)
+		return -ENOMEM;
+	if (kind == FW_E_LINK)
+		err = parse_link(rest, e, &ent, &after);
+	else
+		err = parse_name(rest, e, &ent.name, &after, &ent.flags);
+	if (!err && skip_blank(after, e) != e)
+		err = "trailing garbage after the name";
+	if (!err && !*ent.name)
+		err = "empty name";
+	if (!err && kind == FW_E_LINK && !*ent.target)
+		err = "empty link target";
+	if (err) {
+		fw_diag_add(p->d, w->path, p->line, "%s: %s", fw_entry_kind_name(kind), err);
+		w->errors++;
+		free(ent.name);
+		free(ent.target);
+		return strcmp(err, "out of memory") == 0 ? -ENOMEM : 0;
+	}
+	group_sources(p, &ent);
 	if (add_entry(p, &ent) < 0) {
 		free(ent.name);
 		free(ent.target);
 		return -ENOMEM;
 	}
-	if (ent.kind == FW_E_FILE || ent.kind == FW_E_RAWFILE)
+	if (kind == FW_E_FILE || kind == FW_E_RAWFILE)
 		p->last_file = (long)w->nentries - 1;
+	return 0;
+}
+
+static int parse_line(struct parser *p, const char *s, const char *e)
+{
+	struct fw_whence *w = p->w;
+	size_t kwlen = 0;
+	enum kw kw;
+	const char *rest;
+
+	if (is_sep(s, (size_t)(e - s))) {
+		end_block(p);
+		return 0;
+	}
+	kw = keyword_of(s, e, &kwlen);
+	rest = s + kwlen;
+	switch (kw) {
+	case KW_NONE:
+		return 0; /* prose */
+	case KW_DRIVER:
+		return driver_line(p, rest, e);
+	case KW_FILE:
+		w->counts.file++;
+		return entry_line(p, FW_E_FILE, rest, e);
+	case KW_RAWFILE:
+		w->counts.rawfile++;
+		return entry_line(p, FW_E_RAWFILE, rest, e);
+	case KW_LINK:
+		w->counts.link++;
+		return entry_line(p, FW_E_LINK, rest, e);
+	case KW_SOURCE:
+		w->counts.source++;
+		return entry_line(p, FW_E_SOURCE, rest, e);
+	case KW_VERSION:
+	case KW_INFO:
+		return file_detail_line(p, kw, rest, e);
+	case KW_LICENCE:
+	case KW_SPDX:
+		if (kw == KW_LICENCE)
+			w->counts.licence++;
+		else
+			w->counts.spdx++;
+		if (!p->in_block && new_block(p) < 0)
+			return -ENOMEM;
+		return licence_line(p, kw, rest, e);
+	}
 	return 0;
 }
 

@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "plan.h"
+#include "select.h"
 #include "tree.h"
 #include "util.h"
 

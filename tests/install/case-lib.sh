@@ -32,11 +32,19 @@ no_tmp() {
 	fi
 }
 
+# Every path below DIR with its type, mode and link target, and every
+# file's content digest: a byte-for-byte picture. One walk (the comma runs
+# both actions on each path), sorted: digest lines (hex first) sort apart
+# from type lines (a letter and a space first).
+tree_picture() {
+	(cd "$1" && find . \( -type f -exec sha256sum {} + \) , -printf '%y %m %p -> %l\n' |
+		LC_ALL=C sort)
+}
+
 # The tree copy is exactly as run-cases saw it before the command ran
 # (run-cases records that picture in $WORK/before).
 tree_unchanged() {
-	(cd "$TREE" && find . -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
-		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) >"$WORK/tree.now"
+	tree_picture "$TREE" >"$WORK/tree.now"
 	diff -u "$WORK/before" "$WORK/tree.now"
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of util.c, json.c and diag.c: name safety, link resolution, escaping, bounded reads. */
+#include "lines.h"
 #include "util.h"
 
 #include <errno.h>
@@ -590,6 +591,29 @@ TEST(grow)
 	cap = SIZE_MAX / 8;
 	CHECK_EQ_INT(fw_grow(&v, &cap, cap, 16), -ENOMEM);
 	CHECK(v == NULL);
+	/* So is a capacity that cannot double, or an index with no next. */
+	cap = SIZE_MAX / 2 + 1;
+	CHECK_EQ_INT(fw_grow(&v, &cap, cap, 1), -ENOMEM);
+	cap = 0;
+	CHECK_EQ_INT(fw_grow(&v, &cap, SIZE_MAX, 1), -ENOMEM);
+	CHECK(v == NULL);
+	CHECK_EQ_INT(cap, 0);
+}
+
+/* Room for a known size at once: past what doubling gives, exactly n + 1;
+ * below it, doubling as usual. */
+TEST(grow_reserve)
+{
+	char *v = NULL;
+	size_t cap = 0;
+
+	CHECK_EQ_INT(fw_grow(&v, &cap, 1000, 1), 0);
+	CHECK_EQ_INT(cap, 1001);
+	v[1000] = 'x';
+	CHECK_EQ_INT(fw_grow(&v, &cap, 1001, 1), 0);
+	CHECK_EQ_INT(cap, 2002);
+	CHECK_EQ_INT(v[1000], 'x');
+	free(v);
 }
 
 /* ---- fw_parallel_for ---- */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Minimal unit-test harness: each TEST is reported as "ok NAME" or "FAIL NAME";
- * the binary exits with the number of failed tests (capped at 125). */
+ * the binary exits with the number of failed tests (capped at 125), or 2
+ * for an unknown test name. */
 #ifndef FWDIST_UNIT_H
 #define FWDIST_UNIT_H
 
@@ -89,19 +90,29 @@ static int unit_ntests;
 		CHECK_EQ_INT((d)->n, (want));                                 \
 	} while (0)
 
+/* Every test, or one alone: test-foo [NAME]. A NAME no test has is a
+ * usage error (exit 2), not a run of nothing that passes. */
 int main(int argc, char **argv)
 {
-	int failed = 0;
+	int failed = 0, ran = 0;
 
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s [TEST]\n", argv[0]);
+		return 2;
+	}
 	for (int i = 0; i < unit_ntests; i++) {
 		int f = 0;
 
-		/* One test alone: test-foo NAME */
 		if (argc > 1 && strcmp(argv[1], unit_tests[i].name) != 0)
 			continue;
 		unit_tests[i].fn(&f);
 		printf("%s %s\n", f < 0 ? "skip" : f ? "FAIL" : "ok", unit_tests[i].name);
 		failed += f > 0;
+		ran++;
+	}
+	if (argc > 1 && !ran) {
+		fprintf(stderr, "%s: no test named '%s'\n", argv[0], argv[1]);
+		return 2;
 	}
 	return failed > 125 ? 125 : failed;
 }

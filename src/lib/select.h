@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Selection files (--select): exact request names or shell globs, one per
+ * line, resolved against the model. */
+#ifndef FWDIST_SELECT_H
+#define FWDIST_SELECT_H
+
+#include <stdbool.h>
+
+struct fw_diag;
+struct fw_tree;
+
+/* Read FILE (one name or glob per line, '#' comments, blank lines ignored)
+ * and mark the blobs and links of t it selects in blob_sel[nblobs] and
+ * link_sel[nlinks]. A name selects exactly that name, never a substring; a
+ * glob follows the shell (fnmatch with FNM_PATHNAME: '*' stops at '/'); a
+ * selected link selects its target too (a directory link, every blob below
+ * it). A line that selects nothing, or only what is never installed, is a
+ * finding at FILE:LINE. Returns 0 or -errno (file unreadable, ENOMEM). */
+int fw_select_load(const struct fw_tree *t, const char *path, bool *blob_sel, bool *link_sel,
+		   struct fw_diag *d);
+
+#endif
