@@ -4,6 +4,8 @@
  * loop until told to stop, and counts each time a name is not there.
  *
  *   reader ROOT NAMES STOPFILE
+ *   reader ROOT NAMES --once     one round, for a caller that holds the
+ *                                writer still while it reads (lockstep)
  *
  * NAMES has one name a line, "S name" for a name that must never be missing
  * (it exists before the upgrade and after it) and "N name" for one the
@@ -54,11 +56,12 @@ int main(int argc, char **argv)
 	struct name *v = NULL;
 	size_t n = 0, cap = 0;
 	unsigned long opens = 0, rounds = 0, missing = 0, errors = 0;
+	bool once;
 	char line[8192];
 	FILE *f;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: reader ROOT NAMES STOPFILE\n");
+		fprintf(stderr, "usage: reader ROOT NAMES STOPFILE|--once\n");
 		return 2;
 	}
 	f = fopen(argv[2], "r");
@@ -82,7 +85,8 @@ int main(int argc, char **argv)
 		v[n++] = (struct name){ .name = strdup(line + 2), .stable = line[0] == 'S' };
 	}
 	fclose(f);
-	while (access(argv[3], F_OK) != 0) {
+	once = strcmp(argv[3], "--once") == 0;
+	while (once ? rounds == 0 : access(argv[3], F_OK) != 0) {
 		for (size_t i = 0; i < n; i++) {
 			int r = try_open(argv[1], v[i].name);
 
