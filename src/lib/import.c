@@ -366,35 +366,6 @@ struct imp {
 	size_t kept_len;
 };
 
-static bool is_sep_line(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && s[i] == '-')
-		i++;
-	if (i < 10)
-		return false;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	return i == n;
-}
-
-static const char *const keywords[] = {
-	"Driver:", "File:", "RawFile:", "Link:", "Source:", "Version:", "Info:",
-	"Licence:", "License:", "SPDX-License-Identifier:",
-};
-
-static bool is_keyword_line(const char *s, size_t n)
-{
-	for (size_t i = 0; i < FW_ARRAY_SIZE(keywords); i++) {
-		size_t k = strlen(keywords[i]);
-
-		if (n >= k && memcmp(s, keywords[i], k) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* Append [s, s + len) and a newline to the growable *buf (n used, *cap
  * allocated), keeping it NUL-terminated. On failure *buf is freed (and
  * NULL): -ENOMEM. */
@@ -649,20 +620,18 @@ static char *wording_file(const char *s)
  * many, or -ENOMEM. */
 static int further_spdx_lines(struct imp *im, unsigned ln)
 {
-	static const char spdx[] = "SPDX-License-Identifier:";
-	static const char *const entries[] = { "Driver:", "File:", "RawFile:", "Link:", "Source:" };
 	int n = 0;
 
 	for (unsigned i = ln + 1; i <= im->nlines; i++) {
 		const char *s = im->lines[i];
 		size_t len = im->lens[i];
-		bool stop = is_sep_line(s, len);
+		enum fw_whence_kw kw = fw_whence_keyword(s, len, NULL);
 
-		for (size_t k = 0; k < FW_ARRAY_SIZE(entries) && !stop; k++)
-			stop = len >= strlen(entries[k]) && memcmp(s, entries[k], strlen(entries[k])) == 0;
-		if (stop)
+		/* The group ends at a separator or an entry's line. */
+		if (fw_whence_is_sep(s, len) || kw == FW_KW_DRIVER || kw == FW_KW_FILE ||
+		    kw == FW_KW_RAWFILE || kw == FW_KW_LINK || kw == FW_KW_SOURCE)
 			break;
-		if (len < sizeof(spdx) - 1 || memcmp(s, spdx, sizeof(spdx) - 1) != 0)
+		if (kw != FW_KW_SPDX)
 			continue;
 		if (set_replace(im, i, fw_asprintf("# fwdist import: joined to the SPDX line above: %.*s",
 						   (int)len, s)) < 0)
@@ -702,8 +671,8 @@ static int classify(struct imp *im)
 				size_t len = im->lens[ln] - (ln == l->text_line ? k : 0);
 
 				if (ln > l->text_line &&
-				    (is_keyword_line(im->lines[ln], im->lens[ln]) ||
-				     is_sep_line(im->lines[ln], im->lens[ln])))
+				    (fw_whence_keyword(im->lines[ln], im->lens[ln], NULL) != FW_KW_NONE ||
+				     fw_whence_is_sep(im->lines[ln], im->lens[ln])))
 					break;
 				if (add_line(&all, &n, &cap, ls, len) < 0)
 					return -ENOMEM;
