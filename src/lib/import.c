@@ -15,33 +15,12 @@
 
 #include "digest.h"
 #include "fsutil.h"
+#include "import-int.h"
 #include "manifest.h"
 #include "sums.h"
 #include "tree.h"
 #include "util.h"
 #include "whence.h"
-
-#define DEP5_WORDING "Debian copyright: "
-
-struct dep5_para {
-	char **globs;
-	size_t nglobs;
-	char *licence; /* short name (first line of License:) */
-};
-
-struct dep5_file {
-	struct dep5_para *paras;
-	size_t n, cap;
-	const char *pkg; /* the package whose copyright file it is */
-};
-
-struct dep5 {
-	struct dep5_file *files;
-	size_t nfiles;
-	char **names;  /* licence short names with a text */
-	char **texts;  /* their texts (the License: body, " ." lines blank) */
-	size_t ntexts, cap_texts;
-};
 
 /* ---- small helpers ---- */
 
@@ -52,7 +31,7 @@ void fw_strv_free(struct fw_strv *s)
 }
 
 /* Take str (NULL: out of memory) into s. */
-static int strv_take(struct fw_strv *s, char *str)
+int imp_strv_take(struct fw_strv *s, char *str)
 {
 	if (!str || fw_grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0) {
 		free(str);
@@ -62,7 +41,7 @@ static int strv_take(struct fw_strv *s, char *str)
 	return 0;
 }
 
-static bool strv_has(const struct fw_strv *s, const char *str)
+bool imp_strv_has(const struct fw_strv *s, const char *str)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->v[i], str) == 0)
@@ -115,74 +94,12 @@ static int licmap_vouch(struct fw_licmap *m)
 
 /* ---- import state ---- */
 
-struct group {                 /* one licence group of upstream's WHENCE */
-	char *expr;            /* the SPDX expression it gets, NULL: refused */
-	char *wording;         /* its Licence: text, normalised */
-	unsigned para_end;     /* last line of its Licence: paragraph, 0 none */
-	bool refused;
-	bool left;             /* an entry of it is imported */
-	const char *why;       /* refused: why (static) */
-	const char *inline_id; /* an id classified by this wording (text: key) */
-	char *named;           /* the file its wording names ("See LICENCE.foo") */
-	char *named_text;      /* that file's text, written at the same name */
-	size_t named_len;
-};
 
-struct idinfo {                /* one licence id the import uses */
-	char *id;
-	const struct fw_licmap_entry *map;
-	char *text;            /* its text (LF line ends), NULL: not found */
-	size_t len;
-	bool used;
-	bool wanted;           /* without a text, by a group that has entries left */
-};
-
-struct job {                   /* one file to copy */
-	const char *name;      /* tree name (the model's string) */
-	uint8_t sha256[FW_SHA256_LEN];
-	uint64_t size;
-	int err;
-	bool linked;
-	bool is_blob;
-	enum fw_category cat;
-};
-
-struct imp {
-	const struct fw_import_opts *o;
-	struct fw_import_report *rep;
-	struct fw_diag *d;
-	int srcfd;             /* the tree WHENCE's names are relative to */
-	int rootfd;            /* SRC itself (--no-whence: may hold usr/share/doc) */
-	struct dep5 dep5;      /* --debian-copyright */
-	int *licfds;           /* --licence-dir, opened */
-	char *wbuf;            /* upstream WHENCE text */
-	size_t wlen;
-	const char **lines;    /* 1-based: lines[i], lens[i] */
-	size_t *lens, nlines;
-	struct fw_whence w;
-	struct fw_licmap map;
-	struct group *groups;
-	struct idinfo *ids;
-	size_t nids, cap_ids;
-	char **replace;        /* per line: new text, NULL keep */
-	char **after;          /* per line: lines to add after it, NULL none */
-	bool *named;           /* per entry: a listed name found in SRC */
-	unsigned *orig;        /* per line of the WHENCE written: upstream's line, 0 added */
-	size_t norig;
-	int parentfd;
-	char stage[320];       /* the stage's name in stagedir; "" once it is not ours to remove */
-	int stagedir;          /* parentfd (beside DIR), or DIR itself (its parts switched) */
-	char *stage_path;      /* the stage by path, for the model */
-	int stagefd;
-	const char *leaf;
-	char *kept_split;      /* DIR's manifests/packages, kept across releases */
-	size_t kept_len;
-};
 
 /* Append [s, s + len) and a newline to the growable *buf (n used, *cap
  * allocated), keeping it NUL-terminated. On failure *buf is freed (and
  * NULL): -ENOMEM. */
-static int add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
+int imp_add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
 {
 	if (*cap < *n + len + 2) {
 		size_t nc = *cap ? *cap : 256;
@@ -298,7 +215,7 @@ static int drop_entry_as(struct imp *im, const struct fw_whence_entry *e, const 
 	}
 	if (!list)
 		return 0;
-	return strv_take(&im->rep->dropped,
+	return imp_strv_take(&im->rep->dropped,
 			 fw_asprintf("WHENCE:%u: %s: %s: %s", e->line, fw_entry_kind_name(e->kind),
 				     fw_esc(e->name), why));
 }
@@ -487,7 +404,7 @@ static int classify(struct imp *im)
 				    (fw_whence_keyword(im->lines[ln], im->lens[ln], NULL) != FW_KW_NONE ||
 				     fw_whence_is_sep(im->lines[ln], im->lens[ln])))
 					break;
-				if (add_line(&all, &n, &cap, ls, len) < 0)
+				if (imp_add_line(&all, &n, &cap, ls, len) < 0)
 					return -ENOMEM;
 				for (size_t j = 0; j < im->lens[ln]; j++)
 					if (im->lines[ln][j] != ' ' && im->lines[ln][j] != '\t') {
@@ -527,7 +444,7 @@ static int classify(struct imp *im)
 			} else if (c.unknown) {
 				gr->refused = true;
 				gr->why = "licence not in the licence map";
-				if (strv_take(&im->rep->unknown,
+				if (imp_strv_take(&im->rep->unknown,
 					      fw_asprintf("WHENCE:%u: id:%s", l->spdx_line, c.unknown)) < 0)
 					return -ENOMEM;
 			} else {
@@ -581,7 +498,7 @@ static int classify(struct imp *im)
 			if (!e) {
 				gr->refused = true;
 				gr->why = "licence not in the licence map";
-				if (strv_take(&im->rep->unknown,
+				if (imp_strv_take(&im->rep->unknown,
 					      fw_asprintf("WHENCE:%u: sha256:%s text:%s", l->text_line, hex,
 							  fw_esc(gr->wording))) < 0)
 					return -ENOMEM;
@@ -593,7 +510,7 @@ static int classify(struct imp *im)
 			if (c.unknown) {
 				gr->refused = true;
 				gr->why = "an id of its map expression has no category in the map";
-				if (strv_take(&im->rep->unknown,
+				if (imp_strv_take(&im->rep->unknown,
 					      fw_asprintf("WHENCE:%u: id:%s", l->text_line, c.unknown)) < 0)
 					return -ENOMEM;
 				continue;
@@ -700,7 +617,7 @@ static int try_text(struct imp *im, struct idinfo *x, int dirfd, const char *dir
 		return -ENOMEM;
 	r = fw_name_problem(path) ? -EINVAL : read_licence(dirfd, path, &x->text, &x->len, &crlf);
 	if (r == 0 && crlf)
-		r = strv_take(&im->rep->notes,
+		r = imp_strv_take(&im->rep->notes,
 			      fw_asprintf("licence text %s: CRLF line ends converted", fw_esc(path)));
 	free(path);
 	return r == -ENOMEM ? r : 0;
@@ -720,12 +637,12 @@ static int find_texts(struct imp *im)
 			continue;
 		for (size_t k = 0; k < im->map.n && r == 0; k++)
 			if (strncmp(im->map.v[k].key, "file:", 5) == 0 &&
-			    same_text(im->map.v[k].expr, x->id) && !strv_has(&names, im->map.v[k].key + 5))
-				r = strv_take(&names, strdup(im->map.v[k].key + 5));
+			    same_text(im->map.v[k].expr, x->id) && !imp_strv_has(&names, im->map.v[k].key + 5))
+				r = imp_strv_take(&names, strdup(im->map.v[k].key + 5));
 		if (r == 0)
-			r = strv_take(&names, fw_asprintf("%s.txt", x->id));
+			r = imp_strv_take(&names, fw_asprintf("%s.txt", x->id));
 		if (r == 0)
-			r = strv_take(&names, strdup(x->id));
+			r = imp_strv_take(&names, strdup(x->id));
 		for (size_t k = 0; k < names.n && r == 0 && !x->text; k++) {
 			r = try_text(im, x, im->srcfd, "", names.v[k]);
 			if (r == 0 && !x->text)
@@ -773,7 +690,7 @@ static int find_texts(struct imp *im)
 					if (!len)
 						continue;
 				}
-				if (add_line(&t, &n, &cap, s, len) < 0)
+				if (imp_add_line(&t, &n, &cap, s, len) < 0)
 					return -ENOMEM;
 			}
 			x->text = t;
@@ -793,7 +710,7 @@ static int report_no_text(struct imp *im)
 		const struct idinfo *x = &im->ids[i];
 
 		if (x->wanted && !x->text &&
-		    strv_take(&im->rep->no_text,
+		    imp_strv_take(&im->rep->no_text,
 			      x->map ? fw_asprintf("%s (map: %s:%u)", x->id, im->map.path, x->map->line)
 				     : strdup(x->id)) < 0)
 			return -ENOMEM;
@@ -881,7 +798,7 @@ static int plan_whence(struct imp *im)
 		}
 		if (fd >= 0)
 			close(fd);
-		r = strv_take(&im->rep->missing,
+		r = imp_strv_take(&im->rep->missing,
 			      fw_asprintf("WHENCE:%u: %s: %s%s", e->line, fw_entry_kind_name(e->kind),
 					  fw_esc(e->name),
 					  fd == -EXDEV ? " (a symlink out of the tree)" :
@@ -946,9 +863,9 @@ static int plan_whence(struct imp *im)
 
 				if (!m)
 					return -ENOMEM;
-				if (strv_has(&im->rep->no_text, m))
+				if (imp_strv_has(&im->rep->no_text, m))
 					free(m);
-				else if (strv_take(&im->rep->no_text, m) < 0)
+				else if (imp_strv_take(&im->rep->no_text, m) < 0)
 					return -ENOMEM;
 			}
 		}
@@ -1342,7 +1259,7 @@ static int copy_dir(int from, int to, const char *rel, struct imp *im, const str
 			if (b >= 0)
 				close(b);
 		} else {
-			r = strv_take(&im->rep->notes,
+			r = imp_strv_take(&im->rep->notes,
 				      fw_asprintf("Source: %s/%s: not a regular file, not copied",
 						  fw_esc(rel), fw_esc(names[i])));
 		}
@@ -1362,11 +1279,6 @@ static bool top_level_known(const char *name)
 		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
 			return true;
 	return strcmp(name, "LICENSES") == 0 || strstr(name, ".sh") || strstr(name, ".py");
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Why a link target cannot be written in a Link: line or read back, or NULL. */
@@ -1426,7 +1338,7 @@ static int walk_unlisted(struct imp *im, int dfd, const char *rel, char **listed
 		}
 		/* Listed; or, in an installed tree, refused by name (reported
 		 * with why it was not imported). */
-		if (bsearch(&path, listed, nlisted, sizeof(*listed), cmp_str) ||
+		if (bsearch(&path, listed, nlisted, sizeof(*listed), fw_strcmp_ptr) ||
 		    (im->o->no_whence && synth_refused(dfd, names[i], path, &st))) {
 			free(path);
 			continue;
@@ -1443,12 +1355,12 @@ static int walk_unlisted(struct imp *im, int dfd, const char *rel, char **listed
 			ssize_t k = readlinkat(dfd, names[i], target, sizeof(target) - 1);
 
 			target[k < 0 ? 0 : k] = '\0';
-			r = strv_take(&im->rep->unlisted,
+			r = imp_strv_take(&im->rep->unlisted,
 				      fw_asprintf("%s -> %s (a symlink no Link: names%s)", fw_esc(path),
 						  fw_esc(target),
 						  target[0] == '/' ? "; out of the tree, not imported" : ""));
 		} else {
-			r = strv_take(&im->rep->unlisted, fw_asprintf("%s", fw_esc(path)));
+			r = imp_strv_take(&im->rep->unlisted, fw_asprintf("%s", fw_esc(path)));
 		}
 		free(path);
 	}
@@ -1466,7 +1378,7 @@ static int report_unlisted(struct imp *im)
 		return -ENOMEM;
 	for (size_t i = 0; i < im->w.nentries; i++)
 		listed[n++] = im->w.entries[i].name;
-	qsort(listed, n, sizeof(*listed), cmp_str);
+	qsort(listed, n, sizeof(*listed), fw_strcmp_ptr);
 	r = walk_unlisted(im, im->srcfd, "", listed, n, 0);
 	free(listed);
 	return r;
@@ -1565,20 +1477,6 @@ static int load_stage(struct imp *im, struct fw_tree *t)
 
 /* ---- --debian-copyright: which binary package ships each file ---- */
 
-/* Debian's firmware packages list every file they ship in their AppStream
- * metainfo (usr/share/metainfo/PACKAGE.metainfo.xml, one <firmware
- * type="runtime">NAME</firmware> each): in an unpacked root that is the one
- * record of which package a file came from. */
-struct owner {
-	char *name;
-	const char *pkg; /* into owners.pkgs */
-};
-
-struct owners {
-	struct owner *v;
-	size_t n, cap;
-	struct fw_strv pkgs;
-};
 
 static int cmp_owner(const void *a, const void *b)
 {
@@ -1633,7 +1531,7 @@ static int owners_load(struct owners *ow, int rootfd)
 		    fw_read_text(mfd, names[i], &buf, &len) < 0)
 			continue;
 		pkg = fw_strndup(names[i], nl - sl);
-		r = pkg ? strv_take(&ow->pkgs, pkg) : -ENOMEM;
+		r = pkg ? imp_strv_take(&ow->pkgs, pkg) : -ENOMEM;
 		for (p = buf; r == 0 && (p = strstr(p, open_tag)); p = e) {
 			p += strlen(open_tag);
 			e = strstr(p, close_tag);
@@ -1890,7 +1788,7 @@ static int split_file_line(char **buf, size_t *n, size_t *cap, const struct job 
 static int note_empty(struct imp *im, const struct job *j)
 {
 	im->rep->empty++;
-	return strv_take(&im->rep->notes,
+	return imp_strv_take(&im->rep->notes,
 			 fw_asprintf("%s: empty blob, shipped as upstream ships it (empty:yes in %s)",
 				     fw_esc(j->name), FW_TREE_SPLIT));
 }
@@ -1981,7 +1879,7 @@ static int cover_uncovered(struct imp *im, const struct job *jobs, size_t njobs)
 		}
 		r = split_file_line(&buf, &n, &cap, j);
 		if (r == 0)
-			r = strv_take(&im->rep->uncovered,
+			r = imp_strv_take(&im->rep->uncovered,
 				      fw_asprintf("%s: a line added for it (%s)", fw_esc(j->name),
 						  j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree"));
 		if (r == 0 && j->size == 0)
@@ -2116,11 +2014,11 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 				}
 			}
 			if (from)
-				r = strv_take(c, fw_asprintf("%s: renamed %s -> %s",
+				r = imp_strv_take(c, fw_asprintf("%s: renamed %s -> %s",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(from->e->name), fw_esc(b->e->name)));
 			else
-				r = strv_take(c, fw_asprintf("%s: new %s (%s)",
+				r = imp_strv_take(c, fw_asprintf("%s: new %s (%s)",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(b->e->name), fw_category_name(b->cat)));
 			continue;
@@ -2132,15 +2030,15 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 			const char *ns = b->lic ? b->lic->spdx : "(none)";
 
 			if (j && s && (s->size != j->size || memcmp(s->sha256, j->sha256, FW_SHA256_LEN)))
-				r = strv_take(c, fw_asprintf("%s: changed %s (digest)",
+				r = imp_strv_take(c, fw_asprintf("%s: changed %s (digest)",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(b->e->name)));
 			if (r == 0 && strcmp(os, ns) != 0)
-				r = strv_take(c, fw_asprintf("%s: licence of %s: %s -> %s",
+				r = imp_strv_take(c, fw_asprintf("%s: licence of %s: %s -> %s",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(b->e->name), fw_esc(os), fw_esc(ns)));
 			if (r == 0 && ob->cat != b->cat)
-				r = strv_take(c, fw_asprintf("%s: category of %s: %s -> %s",
+				r = imp_strv_take(c, fw_asprintf("%s: category of %s: %s -> %s",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(b->e->name), fw_category_name(ob->cat),
 							     fw_category_name(b->cat)));
@@ -2154,7 +2052,7 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 			continue;
 		nx = fw_tree_find(t, ob->e->name);
 		if (!nx || nx->blob < 0)
-			r = strv_take(c, fw_asprintf("%s: removed %s",
+			r = imp_strv_take(c, fw_asprintf("%s: removed %s",
 						     driver_word(ob->driver, w, sizeof(w)),
 						     fw_esc(ob->e->name)));
 	}
@@ -2162,7 +2060,7 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 	free(gone);
 	free(next);
 	if (r == 0 && c->n > 1)
-		qsort(c->v, c->n, sizeof(*c->v), cmp_str);
+		qsort(c->v, c->n, sizeof(*c->v), fw_strcmp_ptr);
 	return r;
 }
 
@@ -2349,7 +2247,7 @@ static int dep5_load(struct dep5 *d, int rootfd, struct fw_strv *pkgs)
 			break;
 		}
 		if (fw_read_text(docfd, path, &buf, &len) == 0 && strstr(buf, "Files:")) {
-			r = strv_take(pkgs, strdup(names[i]));
+			r = imp_strv_take(pkgs, strdup(names[i]));
 			if (r == 0)
 				r = dep5_parse(d, buf, len);
 			if (r == 0)
@@ -2460,7 +2358,7 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 		 * quote) is reported and left out; the rest imports. */
 		if (!S_ISDIR(st.st_mode) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && refused &&
 		    (name_refusal(path) || strchr(path, '"'))) {
-			r = strv_take(refused, fw_asprintf("%s: %s: %s",
+			r = imp_strv_take(refused, fw_asprintf("%s: %s: %s",
 							   S_ISLNK(st.st_mode) ? "Link" : "File",
 							   fw_esc(path), name_refusal(path) ?
 							   name_refusal(path) : "quote in name"));
@@ -2475,7 +2373,7 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 				close(sub);
 			}
 		} else if (S_ISREG(st.st_mode) && names_out) {
-			r = strv_take(names_out, strdup(path));
+			r = imp_strv_take(names_out, strdup(path));
 		} else if (S_ISREG(st.st_mode)) {
 			line = fw_asprintf(needs_quotes(path) ? "File: \"%s\"\n" : "File: %s\n", path);
 			r = line ? synth_add(files, line) : -ENOMEM;
@@ -2485,7 +2383,7 @@ static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *
 
 			target[k > 0 ? k : 0] = '\0';
 			if (k > 0 && target_refusal(target)) {
-				r = strv_take(refused, fw_asprintf("Link: %s -> %s: %s", fw_esc(path),
+				r = imp_strv_take(refused, fw_asprintf("Link: %s -> %s: %s", fw_esc(path),
 								   fw_esc(target), target_refusal(target)));
 			} else if (k > 0) {
 				line = fw_asprintf(needs_quotes(path) || needs_quotes(target) ?
@@ -2604,553 +2502,6 @@ static int synth_whence(struct imp *im)
 	return 0;
 }
 
-/* ---- where the tree goes: DIR, what stands there, and the switch ---- */
-
-/* The parts of an fwdist tree: what an import replaces in a checkout of
- * the repository (src/, debian/, tests/, .git and a user's notes stay). */
-static const char *const tree_parts[] = {
-	FW_TREE_WHENCE, FW_TREE_FIRMWARE, "manifests", FW_TREE_LICENSES,
-};
-
-/* Refuse DIR equal to SRC, inside it or holding it, by device and inode
- * walking up from each (a string compare misses symlinks, bind mounts,
- * "a/../b"): the import would replace the tree it reads, or a tree
- * holding it, and the old parts it removes would be SRC's own. */
-static bool chain_has(int fd, const struct stat *want)
-{
-	int cur = dup(fd);
-
-	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
-		struct stat st, up;
-		int next;
-
-		if (fstat(cur, &st) < 0)
-			break;
-		if (st.st_dev == want->st_dev && st.st_ino == want->st_ino) {
-			close(cur);
-			return true;
-		}
-		next = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (next < 0 || fstat(next, &up) < 0 ||
-		    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
-			if (next >= 0)
-				close(next);
-			break; /* the root */
-		}
-		close(cur);
-		cur = next;
-	}
-	if (cur >= 0)
-		close(cur);
-	return false;
-}
-
-static int refuse_overlap(struct imp *im)
-{
-	int srcroot = im->rootfd >= 0 ? im->rootfd : im->srcfd;
-	struct stat src, dir;
-	bool have_dir = fstatat(im->parentfd, im->leaf, &dir, 0) == 0;
-	const char *why = NULL;
-
-	if (fstat(srcroot, &src) < 0)
-		return -errno;
-	if (have_dir && dir.st_dev == src.st_dev && dir.st_ino == src.st_ino)
-		why = "is SRC";
-	else if (chain_has(im->parentfd, &src))
-		why = "is inside SRC";
-	else if (have_dir && S_ISDIR(dir.st_mode) && chain_has(srcroot, &dir))
-		why = "is an ancestor of SRC";
-	if (!why)
-		return 0;
-	fw_diag_add(im->d, im->o->into, 0, "%s (%s): refusing to import a tree into itself", why,
-		    im->o->src);
-	return -EINVAL;
-}
-
-/* An fwdist tree: WHENCE and manifests/checksums are regular files their
- * parsers read without an error. A checkout of this repository is one, a
- * previous import is one; a linux-firmware checkout (no manifests/) or
- * any other directory is not, and is never replaced unless --adopt. */
-static bool is_fwdist_tree(int dirfd)
-{
-	struct fw_diag d = { 0 };
-	struct fw_whence w = { 0 };
-	struct fw_sums s = { 0 };
-	char *buf = NULL;
-	size_t len;
-	bool ok = false;
-
-	if (fw_read_text(dirfd, FW_TREE_WHENCE, &buf, &len) == 0 &&
-	    fw_whence_parse(&w, FW_TREE_WHENCE, buf, len, &d) == 0 && !w.errors && !d.n) {
-		free(buf);
-		buf = NULL;
-		ok = fw_read_text(dirfd, FW_TREE_SUMS, &buf, &len) == 0 &&
-		     fw_sums_parse(&s, FW_TREE_SUMS, buf, len, &d) == 0 && !d.n;
-		fw_sums_free(&s);
-	}
-	fw_whence_free(&w);
-	free(buf);
-	fw_diag_free(&d);
-	return ok;
-}
-
-/* manifests/imported: what an import wrote at the top of DIR, so that the
- * next import replaces exactly that, and whether it generated the split
- * (regenerated next time) or kept the one the tree had (kept again). */
-static int read_import_mark(int dirfd, struct fw_strv *parts, bool *split_generated)
-{
-	struct fw_lines it;
-	const char *ls, *le;
-	char *buf;
-	size_t len;
-	int r = fw_read_text(dirfd, FW_TREE_IMPORTED, &buf, &len);
-
-	if (r < 0)
-		return r;
-	fw_lines_init(&it, buf, len);
-	r = -EINVAL;
-	while (fw_lines_next(&it, &ls, &le)) {
-		size_t n = (size_t)(le - ls);
-
-		if (it.line == 1) {
-			if (n != strlen(FW_IMPORTED_HEADER) || memcmp(ls, FW_IMPORTED_HEADER, n) != 0)
-				break;
-			r = 0;
-		} else if (n > 5 && memcmp(ls, "part ", 5) == 0) {
-			char *p = fw_strndup(ls + 5, n - 5);
-
-			/* One name at the top of DIR, nothing else. */
-			if (p && (fw_name_problem(p) || strchr(p, '/'))) {
-				free(p);
-				r = -EINVAL;
-				break;
-			}
-			if (strv_take(parts, p) < 0) {
-				r = -ENOMEM;
-				break;
-			}
-		} else if (n == 15 && memcmp(ls, "split generated", 15) == 0) {
-			*split_generated = true;
-		}
-	}
-	free(buf);
-	if (r < 0)
-		fw_strv_free(parts);
-	return r;
-}
-
-static int write_import_mark(struct imp *im, char **parts, size_t n)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int r = add_line(&buf, &len, &cap, FW_IMPORTED_HEADER, strlen(FW_IMPORTED_HEADER));
-	static const char why[] = "# What fwdist import wrote at the top of this tree: the next import "
-				  "replaces these, and nothing else.";
-	const char *split = im->kept_split ? "split kept" : "split generated";
-
-	if (r == 0)
-		r = add_line(&buf, &len, &cap, why, strlen(why));
-	if (r == 0)
-		r = add_line(&buf, &len, &cap, split, strlen(split));
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		char *l = fw_asprintf("part %s", parts[i]);
-
-		r = l ? add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
-		free(l);
-	}
-	if (r == 0)
-		r = fw_write_atomic(im->stagefd, FW_TREE_IMPORTED, buf, len, 0644);
-	free(buf);
-	return r;
-}
-
-enum into_kind {
-	INTO_NEW,     /* DIR is absent: the stage is renamed to it */
-	INTO_EMPTY,   /* an empty directory: swapped whole, the empty one removed */
-	INTO_IMPORT,  /* a previous import's tree and nothing else: swapped whole */
-	INTO_PARTS,   /* a tree with more beside it (a checkout): the parts switched */
-};
-
-struct into {
-	enum into_kind kind;
-	int fd;                  /* DIR, when it exists */
-	struct fw_strv entries;  /* DIR's top-level names */
-	struct fw_strv ours;     /* the names at DIR's top an import may replace */
-	bool fwdist_tree, marked, split_generated;
-};
-
-static void into_free(struct into *in)
-{
-	if (in->fd >= 0)
-		close(in->fd);
-	fw_strv_free(&in->entries);
-	fw_strv_free(&in->ours);
-}
-
-/* What stands at DIR, and so how it is replaced. Refused (-EEXIST, said in
- * d): a non-directory, and a directory that is neither empty, nor a tree a
- * previous import wrote, nor an fwdist tree, unless --adopt. */
-static int look_at_into(struct imp *im, struct into *in)
-{
-	struct stat st;
-	char **nm;
-	size_t nn;
-	int r;
-
-	in->fd = -1;
-	if (fstatat(im->parentfd, im->leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT)
-			return -errno;
-		in->kind = INTO_NEW;
-		return 0;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fw_diag_add(im->d, im->o->into, 0, "exists and is not a directory");
-		return -ENOTDIR;
-	}
-	in->fd = openat(im->parentfd, im->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (in->fd < 0)
-		return -errno;
-	r = fw_read_dir_sorted(in->fd, &nm, &nn);
-	if (r < 0)
-		return r;
-	in->entries.v = nm;
-	in->entries.n = in->entries.cap = nn;
-	if (!nn) {
-		in->kind = INTO_EMPTY;
-		return 0;
-	}
-	in->fwdist_tree = is_fwdist_tree(in->fd);
-	r = read_import_mark(in->fd, &in->ours, &in->split_generated);
-	if (r == -ENOMEM)
-		return r;
-	in->marked = r == 0 && in->fwdist_tree;
-	if (!in->marked) {
-		fw_strv_free(&in->ours);
-		in->split_generated = false;
-		for (size_t i = 0; in->fwdist_tree && i < FW_ARRAY_SIZE(tree_parts); i++)
-			if (strv_take(&in->ours, strdup(tree_parts[i])) < 0)
-				return -ENOMEM;
-	}
-	if (!in->fwdist_tree && !im->o->adopt) {
-		fw_diag_add(im->d, im->o->into, 0,
-			    "not empty, and not an fwdist tree (a WHENCE and a manifests/checksums "
-			    "that parse): refusing to replace what import did not write "
-			    "(--adopt imports into it and keeps what is in the way)");
-		return -EEXIST;
-	}
-	in->kind = INTO_IMPORT;
-	for (size_t i = 0; i < nn; i++)
-		if (!in->marked || !strv_has(&in->ours, nm[i]))
-			in->kind = INTO_PARTS;
-	return 0;
-}
-
-/* The journal of a switch of parts: written in DIR before the first
- * switch, removed after the last step. An import that finds one completes
- * it first; check reports a tree that has one (part old, part new). Lines:
- *   stage NAME         the stage in DIR the new parts come from
- *   keep NAME          where old parts not import's own go (--adopt)
- *   part INO OLD NAME  a part: the inode of its new version (0: none, the
- *                      old one only goes), OLD "remove" or "keep"
- * A part is switched when DIR/NAME has the new inode: each step can be
- * redone, whatever moment a kill chose. */
-struct jpart {
-	char *name;
-	unsigned long long ino;
-	bool keep;
-};
-
-struct journal {
-	char *stage, *keepdir;
-	struct jpart *v;
-	size_t n, cap;
-};
-
-static void journal_free(struct journal *j)
-{
-	for (size_t i = 0; i < j->n; i++)
-		free(j->v[i].name);
-	free(j->v);
-	free(j->stage);
-	free(j->keepdir);
-	memset(j, 0, sizeof(*j));
-}
-
-static int journal_write(int dirfd, const struct journal *j)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int r = add_line(&buf, &len, &cap, FW_JOURNAL_HEADER, strlen(FW_JOURNAL_HEADER));
-
-	for (size_t i = 0; r == 0 && i <= j->n + 1; i++) {
-		char *l = i == j->n ? fw_asprintf("stage %s", j->stage) :
-			  i == j->n + 1 ? (j->keepdir ? fw_asprintf("keep %s", j->keepdir) : NULL) :
-			  fw_asprintf("part %llu %s %s", j->v[i].ino, j->v[i].keep ? "keep" : "remove",
-				      j->v[i].name);
-
-		if (!l && (i != j->n + 1 || j->keepdir))
-			r = -ENOMEM;
-		else if (l)
-			r = add_line(&buf, &len, &cap, l, strlen(l));
-		free(l);
-	}
-	if (r == 0)
-		r = fw_write_atomic(dirfd, FW_TREE_IMPORT_JOURNAL, buf, len, 0644);
-	free(buf);
-	return r;
-}
-
-static int journal_read(int dirfd, struct journal *j)
-{
-	struct fw_lines it;
-	const char *ls, *le;
-	char *buf;
-	size_t len;
-	int r = fw_read_text(dirfd, FW_TREE_IMPORT_JOURNAL, &buf, &len);
-
-	memset(j, 0, sizeof(*j));
-	if (r < 0)
-		return r;
-	fw_lines_init(&it, buf, len);
-	while (r == 0 && fw_lines_next(&it, &ls, &le)) {
-		char *l = fw_strndup(ls, (size_t)(le - ls)), *end;
-
-		if (!l) {
-			r = -ENOMEM;
-			break;
-		}
-		if (it.line == 1) {
-			r = strcmp(l, FW_JOURNAL_HEADER) == 0 ? 0 : -EINVAL;
-		} else if (strncmp(l, "stage ", 6) == 0 && !j->stage) {
-			j->stage = strdup(l + 6);
-			r = j->stage && fw_is_tmp_name(j->stage) ? 0 : -EINVAL;
-		} else if (strncmp(l, "keep ", 5) == 0 && !j->keepdir) {
-			j->keepdir = strdup(l + 5);
-			r = j->keepdir && !fw_name_problem(j->keepdir) && !strchr(j->keepdir, '/') ? 0 :
-			    -EINVAL;
-		} else if (strncmp(l, "part ", 5) == 0) {
-			unsigned long long ino = strtoull(l + 5, &end, 10);
-			bool keep = strncmp(end, " keep ", 6) == 0;
-
-			if (!keep && strncmp(end, " remove ", 8) != 0) {
-				r = -EINVAL;
-			} else {
-				const char *name = end + (keep ? 6 : 8);
-
-				/* A name at the top of DIR, never a path out of it. */
-				if (fw_name_problem(name) || strchr(name, '/') ||
-				    fw_grow(&j->v, &j->cap, j->n, sizeof(*j->v)) < 0) {
-					r = -EINVAL;
-				} else {
-					j->v[j->n] = (struct jpart){ strdup(name), ino, keep };
-					r = j->v[j->n++].name ? 0 : -ENOMEM;
-				}
-			}
-		} else {
-			r = -EINVAL;
-		}
-		free(l);
-	}
-	free(buf);
-	if (r == 0 && !j->stage)
-		r = -EINVAL;
-	if (r < 0)
-		journal_free(j);
-	return r;
-}
-
-/* Carry out a journal to its end: each new part into DIR (exchanged with
- * the old one, which lands in the stage), the old parts kept or removed
- * with the stage, the journal last. Every step checks what is there by
- * inode first, so a second run after a kill redoes nothing twice; what is
- * neither the old nor the new the journal knows is left alone (-ESTALE). */
-static int journal_apply(int dirfd, const struct journal *j, struct fw_diag *d, const char *into)
-{
-	int sfd = openat(dirfd, j->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), kfd = -1;
-	int r = 0;
-
-	for (size_t i = 0; r == 0 && i < j->n; i++) {
-		const struct jpart *p = &j->v[i];
-		struct stat ds, ss;
-		bool in_dir = fstatat(dirfd, p->name, &ds, AT_SYMLINK_NOFOLLOW) == 0;
-		bool in_stage = sfd >= 0 && fstatat(sfd, p->name, &ss, AT_SYMLINK_NOFOLLOW) == 0;
-
-		if (p->ino && in_dir && ds.st_ino == p->ino)
-			continue; /* switched */
-		if (p->ino && (!in_stage || ss.st_ino != p->ino)) {
-			fw_diag_add(d, into, 0, "%s: neither the old nor the new part the import "
-				    "journal %s names; left as it is", fw_esc(p->name),
-				    FW_TREE_IMPORT_JOURNAL);
-			r = -ESTALE;
-			break;
-		}
-		if (p->ino)
-			r = renameat2(sfd, p->name, dirfd, p->name,
-				      in_dir ? RENAME_EXCHANGE : RENAME_NOREPLACE) < 0 ? -errno : 0;
-		else if (in_dir && !in_stage && sfd >= 0)
-			r = renameat(dirfd, p->name, sfd, p->name) < 0 ? -errno : 0;
-	}
-	if (r == 0 && fsync(dirfd) < 0)
-		r = -errno;
-	/* Every part is switched: the old ones are in the stage. */
-	if (r == 0 && sfd >= 0 && j->keepdir) {
-		r = fw_mkdirat(dirfd, j->keepdir, 0755);
-		if (r == -EEXIST)
-			r = 0;
-		kfd = r == 0 ? openat(dirfd, j->keepdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				      O_CLOEXEC) : -1;
-		if (r == 0 && kfd < 0)
-			r = -errno;
-		for (size_t i = 0; r == 0 && i < j->n; i++)
-			if (j->v[i].keep && faccessat(sfd, j->v[i].name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    renameat2(sfd, j->v[i].name, kfd, j->v[i].name, RENAME_NOREPLACE) < 0)
-				r = -errno;
-		if (r == 0 && fsync(kfd) < 0)
-			r = -errno;
-	}
-	if (sfd >= 0)
-		close(sfd);
-	if (kfd >= 0)
-		close(kfd);
-	if (r == 0)
-		r = fw_rm_rf_at(dirfd, j->stage);
-	if (r == 0 && unlinkat(dirfd, FW_TREE_IMPORT_JOURNAL, 0) < 0 && errno != ENOENT)
-		r = -errno;
-	if (r == 0 && fsync(dirfd) < 0)
-		r = -errno;
-	if (r < 0 && r != -ESTALE)
-		fw_diag_add(d, into, 0, "cannot complete the switch of its parts: %s", strerror(-r));
-	return r;
-}
-
-/* An import into DIR that was cut short: complete it before anything else. */
-static int complete_journal(struct imp *im, int dirfd)
-{
-	struct journal j;
-	int r = journal_read(dirfd, &j);
-
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0) {
-		fw_diag_add(im->d, im->o->into, 0, "%s: unreadable import journal (%s); left as it is",
-			    FW_TREE_IMPORT_JOURNAL, strerror(-r));
-		return r;
-	}
-	r = journal_apply(dirfd, &j, im->d, im->o->into);
-	if (r == 0)
-		r = strv_take(&im->rep->notes, fw_asprintf("%s: an import cut short there was completed",
-							   fw_esc(im->o->into)));
-	journal_free(&j);
-	return r;
-}
-
-/* Do regular files a and b hold the same bytes? */
-static bool same_file(int afd, const char *a, int bfd, const char *b)
-{
-	char *x = NULL, *y = NULL;
-	size_t xl, yl;
-	bool same = fw_read_text(afd, a, &x, &xl) == 0 && fw_read_text(bfd, b, &y, &yl) == 0 &&
-		    xl == yl && memcmp(x, y, xl) == 0;
-
-	free(x);
-	free(y);
-	return same;
-}
-
-/* Switch the stage's parts into DIR (INTO_PARTS): what each replaces is
- * removed when an import wrote it or it is a part of the fwdist tree that
- * was there (or is a file with the same bytes: nothing is lost), kept in
- * DIR/fwdist-replaced.N with --adopt, else the import is refused; a part a
- * previous import wrote that this one does not write goes too. */
-static int switch_parts(struct imp *im, const struct into *in)
-{
-	struct journal j = { 0 };
-	char **parts = NULL;
-	size_t nparts = 0;
-	bool any_keep = false;
-	int r = fw_read_dir_sorted(im->stagefd, &parts, &nparts);
-
-	for (size_t i = 0; r == 0 && i <= nparts; i++) {
-		const char *name = i < nparts ? parts[i] : NULL;
-		struct stat st;
-		bool keep = false;
-
-		if (name && strcmp(name, FW_STAGE_MARK) == 0)
-			continue;
-		if (!name)
-			break;
-		if (strv_has(&in->entries, name) && !strv_has(&in->ours, name) &&
-		    !same_file(in->fd, name, im->stagefd, name)) {
-			if (!im->o->adopt) {
-				fw_diag_add(im->d, im->o->into, 0,
-					    "%s: there already, and not written by an import nor a part of "
-					    "an fwdist tree: refusing to replace it (--adopt keeps it in "
-					    "fwdist-replaced.N)", fw_esc(name));
-				r = -EEXIST;
-				break;
-			}
-			keep = any_keep = true;
-		}
-		if (fstatat(im->stagefd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			r = -errno;
-			break;
-		}
-		if (fw_grow(&j.v, &j.cap, j.n, sizeof(*j.v)) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		j.v[j.n] = (struct jpart){ strdup(name), (unsigned long long)st.st_ino, keep };
-		r = j.v[j.n++].name ? 0 : -ENOMEM;
-	}
-	/* What a previous import wrote and this one does not: it goes. */
-	for (size_t i = 0; r == 0 && in->marked && i < in->ours.n; i++) {
-		bool staged = false;
-
-		for (size_t k = 0; k < nparts && !staged; k++)
-			staged = strcmp(parts[k], in->ours.v[i]) == 0;
-		if (staged || !strv_has(&in->entries, in->ours.v[i]))
-			continue;
-		if (fw_grow(&j.v, &j.cap, j.n, sizeof(*j.v)) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		j.v[j.n] = (struct jpart){ strdup(in->ours.v[i]), 0, false };
-		r = j.v[j.n++].name ? 0 : -ENOMEM;
-	}
-	fw_free_strv(parts, nparts);
-	if (r == 0)
-		j.stage = strdup(im->stage);
-	if (r == 0 && !j.stage)
-		r = -ENOMEM;
-	for (unsigned k = 1; r == 0 && any_keep && !j.keepdir; k++) {
-		char *name = fw_asprintf("fwdist-replaced.%u", k);
-
-		if (!name)
-			r = -ENOMEM;
-		else if (faccessat(in->fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-			free(name);
-		else
-			j.keepdir = name;
-	}
-	/* The stage is complete and checked: from the journal on, the
-	 * import goes forward, now or at the next run. */
-	if (r == 0 && fsync(im->stagefd) < 0)
-		r = -errno;
-	if (r == 0)
-		r = journal_write(in->fd, &j);
-	if (r == 0) {
-		im->stage[0] = '\0'; /* the journal owns it now */
-		r = journal_apply(in->fd, &j, im->d, im->o->into);
-		if (r == 0 && j.keepdir)
-			r = strv_take(&im->rep->notes,
-				      fw_asprintf("%s/%s: what stood in the way, kept (--adopt)",
-						  fw_esc(im->o->into), j.keepdir));
-	}
-	journal_free(&j);
-	return r;
-}
-
 /* ---- the import ---- */
 
 static int open_src(struct imp *im)
@@ -3169,38 +2520,6 @@ static int open_src(struct imp *im)
 		}
 	}
 	im->srcfd = fd;
-	return 0;
-}
-
-/* DIR's parent (where the stage goes when DIR is replaced whole) and
- * DIR's last component; *into keeps the storage. */
-static int open_into(struct imp *im, char **into)
-{
-	char *slash;
-
-	*into = strdup(im->o->into);
-	if (!*into)
-		return -ENOMEM;
-	while (strlen(*into) > 1 && (*into)[strlen(*into) - 1] == '/')
-		(*into)[strlen(*into) - 1] = '\0';
-	slash = strrchr(*into, '/');
-	im->leaf = slash ? slash + 1 : *into;
-	if (slash == *into) {
-		im->parentfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	} else if (slash) {
-		*slash = '\0';
-		im->parentfd = open(*into, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		*slash = '/';
-	} else {
-		im->parentfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	}
-	if (im->parentfd < 0 || !*im->leaf || strcmp(im->leaf, ".") == 0 ||
-	    strcmp(im->leaf, "..") == 0) {
-		int r = im->parentfd < 0 ? -errno : -EINVAL;
-
-		fw_diag_add(im->d, im->o->into, 0, "cannot use as the destination: %s", strerror(-r));
-		return r;
-	}
 	return 0;
 }
 
@@ -3223,9 +2542,9 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		fw_diag_add(d, o->src, 0, "cannot open: %s", strerror(-r));
 		return r;
 	}
-	r = open_into(&im, &into);
+	r = imp_open_into(&im, &into);
 	if (r == 0)
-		r = refuse_overlap(&im);
+		r = imp_refuse_overlap(&im);
 	if (r < 0)
 		goto out;
 	im.licfds = calloc(o->nlicence_dirs + 1, sizeof(int));
@@ -3325,13 +2644,13 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 	{
 		int dfd = openat(im.parentfd, im.leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-		r = dfd >= 0 ? complete_journal(&im, dfd) : 0;
+		r = dfd >= 0 ? imp_complete_journal(&im, dfd) : 0;
 		if (dfd >= 0)
 			close(dfd);
 		if (r < 0)
 			goto out;
 	}
-	r = look_at_into(&im, &in);
+	r = imp_look_at_into(&im, &in);
 	if (r < 0)
 		goto out;
 	if (in.kind == INTO_IMPORT || (in.kind == INTO_PARTS && in.fwdist_tree)) {
@@ -3347,7 +2666,7 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 			r = fw_split_parse(&sp, FW_TREE_SPLIT, im.kept_split, im.kept_len, &sd);
 			fw_split_free(&sp);
 			if (r == 0 && sd.n) {
-				r = strv_take(&rep->notes, fw_asprintf("%s/%s does not parse: a split "
+				r = imp_strv_take(&rep->notes, fw_asprintf("%s/%s does not parse: a split "
 								       "generated instead",
 								       fw_esc(o->into), FW_TREE_SPLIT));
 				free(im.kept_split);
@@ -3597,7 +2916,7 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 			else
 				free(parts[i]);
 		if (r == 0)
-			r = write_import_mark(&im, parts, k);
+			r = imp_write_import_mark(&im, parts, k);
 		fw_free_strv(parts, k);
 	}
 	if (r < 0)
@@ -3628,7 +2947,7 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 	}
 	/* Into place: the parts of DIR switched one by one, under a journal. */
 	if (in.kind == INTO_PARTS) {
-		r = switch_parts(&im, &in);
+		r = imp_switch_parts(&im, &in);
 		if (r < 0)
 			goto fail;
 		rep->written = true;
@@ -3674,7 +2993,7 @@ fail:
 	if (im.stagedir >= 0 && im.stage[0])
 		fw_rm_rf_at(im.stagedir, im.stage);
 out:
-	into_free(&in);
+	imp_into_free(&in);
 	free(im.stage_path);
 	free(im.kept_split);
 	if (fwfd >= 0)
