@@ -155,5 +155,25 @@ void imp_into_free(struct into *in);
 int imp_write_import_mark(struct imp *im, char **parts, size_t n);
 /* Switch the stage's parts into DIR (INTO_PARTS), under a journal. */
 int imp_switch_parts(struct imp *im, const struct into *in);
+/* A split selector for a name or a directory (len bytes of name) at
+ * buf + *n: path: with the glob characters escaped and blanks as '?'. */
+void imp_put_path(char *buf, size_t *n, const char *name, size_t len);
+
+/* ---- --debian-copyright (import-debian.c) ---- */
+
+/* Which binary package ships each file: every <firmware type="runtime">
+ * of usr/share/metainfo/PACKAGE.metainfo.xml under rootfd. 0 or -errno. */
+int imp_owners_load(struct owners *ow, int rootfd);
+void imp_owners_free(struct owners *ow);
+/* usr/share/doc/<package>/copyright of every package unpacked in root;
+ * the packages found go to pkgs. 0 or -errno. */
+int imp_dep5_load(struct dep5 *d, int rootfd, struct fw_strv *pkgs);
+void imp_dep5_free(struct dep5 *d);
+/* The licence DEP-5 gives a file, NULL if none. */
+const char *imp_dep5_licence(const struct dep5 *d, const struct owners *ow, const char *name);
+/* The package lines of a Debian root for the split, appended to the
+ * growable *bufp (*np used, *capp allocated). 0 or -ENOMEM. */
+int imp_debian_split(struct imp *im, const struct job *jobs, size_t njobs, char **bufp,
+		     size_t *np, size_t *capp);
 
 #endif
