@@ -138,6 +138,9 @@ bool imp_strv_has(const struct fw_strv *s, const char *str);
  * NULL): -ENOMEM. */
 int imp_add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len);
 
+/* Why check would refuse this name (or NULL). */
+const char *imp_name_refusal(const char *name);
+
 /* ---- where the tree goes (import-repo.c) ---- */
 
 /* DIR's parent (im->parentfd, where the stage goes when DIR is replaced
@@ -175,5 +178,11 @@ const char *imp_dep5_licence(const struct dep5 *d, const struct owners *ow, cons
  * growable *bufp (*np used, *capp allocated). 0 or -ENOMEM. */
 int imp_debian_split(struct imp *im, const struct job *jobs, size_t njobs, char **bufp,
 		     size_t *np, size_t *capp);
+/* ---- walking SRC (import-synth.c) ---- */
+
+/* What is on disk in SRC that no entry lists, to rep->unlisted. */
+int imp_report_unlisted(struct imp *im);
+/* --no-whence: a WHENCE for an installed tree, into im->wbuf. */
+int imp_synth_whence(struct imp *im);
 
 #endif
