@@ -178,6 +178,13 @@ const char *imp_dep5_licence(const struct dep5 *d, const struct owners *ow, cons
  * growable *bufp (*np used, *capp allocated). 0 or -ENOMEM. */
 int imp_debian_split(struct imp *im, const struct job *jobs, size_t njobs, char **bufp,
 		     size_t *np, size_t *capp);
+/* ---- copying (import-copy.c) ---- */
+
+/* The blobs of jobs into fwfd, hashed as copied (jobs[i].sha256, size). */
+int imp_copy_blobs(struct imp *im, struct job *jobs, size_t njobs, int fwfd);
+/* Every Source: found in SRC into fwfd. */
+int imp_copy_sources(struct imp *im, const struct fw_tree *t, int fwfd);
+
 /* ---- walking SRC (import-synth.c) ---- */
 
 /* What is on disk in SRC that no entry lists, to rep->unlisted. */
