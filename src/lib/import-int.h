@@ -141,6 +141,36 @@ int imp_add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len);
 /* Why check would refuse this name (or NULL). */
 const char *imp_name_refusal(const char *name);
 
+/* Replace line ln of the WHENCE written (once: the first reason stands);
+ * text is taken (NULL: out of memory). 0 or -ENOMEM. */
+int imp_set_replace(struct imp *im, unsigned ln, char *text);
+
+/* ---- licences (import-licences.c) ---- */
+
+/* --vouch: the installed tree's wording classified as FW_IMPORT_VOUCHED. */
+int imp_licmap_vouch(struct fw_licmap *m);
+/* Classify every licence group (im->groups). */
+int imp_classify(struct imp *im);
+/* Find the text of every id in use. */
+int imp_find_texts(struct imp *im);
+/* The texts the report names as missing. */
+int imp_report_no_text(struct imp *im);
+/* fw_spdx_eval callbacks: mark an id used (ctx: the imp); mark an id
+ * without a text wanted (ctx: a struct notext_ctx). */
+int imp_mark_used(void *ctx, const char *id, size_t len);
+struct notext_ctx {
+	struct imp *im;
+	bool missing;          /* an id has no text */
+};
+int imp_notext_id(void *ctx, const char *id, size_t len);
+/* The file an inline wording points at ("See LICENCE.foo"), or NULL. */
+char *imp_wording_file(const char *s);
+/* A licence text at dirfd/name (never out of dirfd): LF line ends. */
+int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf);
+/* manifests/licenses and LICENSES/ of the stage. */
+int imp_write_policy(struct imp *im);
+int imp_write_texts(struct imp *im);
+
 /* ---- where the tree goes (import-repo.c) ---- */
 
 /* DIR's parent (im->parentfd, where the stage goes when DIR is replaced
