@@ -138,12 +138,21 @@ bool imp_strv_has(const struct fw_strv *s, const char *str);
  * NULL): -ENOMEM. */
 int imp_add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len);
 
+/* ---- the WHENCE written (import-whence.c) ---- */
+
 /* Why check would refuse this name (or NULL). */
 const char *imp_name_refusal(const char *name);
-
+/* im->lines and im->lens from im->wbuf; im->replace and im->after. */
+int imp_split_lines(struct imp *im);
 /* Replace line ln of the WHENCE written (once: the first reason stands);
  * text is taken (NULL: out of memory). 0 or -ENOMEM. */
 int imp_set_replace(struct imp *im, unsigned ln, char *text);
+/* Plan the rewrite: presence of listed files, licence lines. */
+int imp_plan_whence(struct imp *im);
+/* The planned WHENCE into the stage (and im->orig). */
+int imp_write_whence(struct imp *im);
+/* Drop what the model t of the written WHENCE rejects; how many, or -errno. */
+int imp_prune(struct imp *im, const struct fw_tree *t);
 
 /* ---- licences (import-licences.c) ---- */
 
