@@ -126,6 +126,14 @@ struct imp {
 	const char *leaf;
 	char *kept_split;      /* DIR's manifests/packages, kept across releases */
 	size_t kept_len;
+	char *into;            /* o->into, the storage of leaf */
+	struct into in;        /* what stands at DIR */
+	struct fw_tree t;      /* the model of the stage */
+	struct fw_tree old;    /* the model of the tree that was at DIR */
+	bool have_t, have_old;
+	struct job *jobs;      /* the blobs to copy */
+	size_t njobs;
+	int fwfd;              /* the stage's firmware/ */
 };
 
 /* ---- small helpers (import.c) ---- */

@@ -457,215 +457,222 @@ static int open_src(struct imp *im)
 	return 0;
 }
 
-int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d)
+/* Load: the map, upstream's WHENCE (or one made for an installed tree),
+ * the licences classified and the rewrite planned; -EAGAIN when files
+ * are missing without allow_missing. */
+static int import_load(struct imp *im)
 {
-	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .rootfd = -1, .parentfd = -1,
-			  .stagedir = -1, .stagefd = -1 };
-	struct fw_tree t = { 0 }, old = { 0 };
-	struct into in = { .fd = -1 };
-	bool have_t = false, have_old = false;
-	struct job *jobs = NULL;
-	size_t njobs = 0;
-	char *buf = NULL, *into = NULL;
+	int r = 0;
+	char *buf = NULL;
 	size_t len;
-	int r, fwfd = -1;
 
-	memset(rep, 0, sizeof(*rep));
-	r = open_src(&im);
+	r = open_src(im);
 	if (r < 0) {
-		fw_diag_add(d, o->src, 0, "cannot open: %s", strerror(-r));
+		fw_diag_add(im->d, im->o->src, 0, "cannot open: %s", strerror(-r));
 		return r;
 	}
-	r = imp_open_into(&im, &into);
+	r = imp_open_into(im, &im->into);
 	if (r == 0)
-		r = imp_refuse_overlap(&im);
+		r = imp_refuse_overlap(im);
 	if (r < 0)
-		goto out;
-	im.licfds = calloc(o->nlicence_dirs + 1, sizeof(int));
-	if (!im.licfds) {
+		return r;
+	im->licfds = calloc(im->o->nlicence_dirs + 1, sizeof(int));
+	if (!im->licfds) {
 		r = -ENOMEM;
-		goto out;
+		return r;
 	}
-	for (size_t i = 0; i < o->nlicence_dirs; i++) {
-		im.licfds[i] = open(o->licence_dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (im.licfds[i] < 0)
-			fw_diag_add(d, o->licence_dirs[i], 0, "cannot open: %s", strerror(errno));
+	for (size_t i = 0; i < im->o->nlicence_dirs; i++) {
+		im->licfds[i] = open(im->o->licence_dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (im->licfds[i] < 0)
+			fw_diag_add(im->d, im->o->licence_dirs[i], 0, "cannot open: %s", strerror(errno));
 	}
 	/* The map. */
-	r = fw_read_text(AT_FDCWD, o->map_path, &buf, &len);
+	r = fw_read_text(AT_FDCWD, im->o->map_path, &buf, &len);
 	if (r < 0) {
-		fw_diag_add(d, o->map_path, 0, "cannot read: %s", strerror(-r));
-		goto out;
+		fw_diag_add(im->d, im->o->map_path, 0, "cannot read: %s", strerror(-r));
+		return r;
 	}
 	{
-		size_t before = d->n;
+		size_t before = im->d->n;
 
-		r = fw_licmap_parse(&im.map, o->map_path, buf, len, d);
+		r = fw_licmap_parse(&im->map, im->o->map_path, buf, len, im->d);
 		free(buf);
 		buf = NULL;
-		if (r == 0 && o->vouch)
-			r = imp_licmap_vouch(&im.map);
+		if (r == 0 && im->o->vouch)
+			r = imp_licmap_vouch(&im->map);
 		if (r < 0)
-			goto out;
-		if (d->n != before) {
+			return r;
+		if (im->d->n != before) {
 			r = -EINVAL;
-			goto out;
+			return r;
 		}
 	}
 	/* Upstream's WHENCE, or one made for an installed tree. */
-	if (o->debian_copyright) {
-		r = imp_dep5_load(&im.dep5, im.rootfd >= 0 ? im.rootfd : im.srcfd, &rep->packages);
+	if (im->o->debian_copyright) {
+		r = imp_dep5_load(&im->dep5, im->rootfd >= 0 ? im->rootfd : im->srcfd, &im->rep->packages);
 		if (r < 0) {
-			fw_diag_add(d, o->src, 0, "usr/share/doc: %s", strerror(-r));
-			goto out;
+			fw_diag_add(im->d, im->o->src, 0, "usr/share/doc: %s", strerror(-r));
+			return r;
 		}
 	}
-	if (o->no_whence)
-		r = imp_synth_whence(&im);
+	if (im->o->no_whence)
+		r = imp_synth_whence(im);
 	else
-		r = fw_read_text(im.srcfd, "WHENCE", &im.wbuf, &im.wlen);
+		r = fw_read_text(im->srcfd, "WHENCE", &im->wbuf, &im->wlen);
 	if (r < 0) {
-		fw_diag_add(d, o->src, 0, "WHENCE: cannot read: %s", strerror(-r));
-		goto out;
+		fw_diag_add(im->d, im->o->src, 0, "WHENCE: cannot read: %s", strerror(-r));
+		return r;
 	}
-	r = fw_whence_parse(&im.w, "WHENCE", im.wbuf, im.wlen, d);
+	r = fw_whence_parse(&im->w, "WHENCE", im->wbuf, im->wlen, im->d);
 	if (r < 0)
-		goto out;
-	if (im.w.errors) {
+		return r;
+	if (im->w.errors) {
 		r = -EINVAL;
-		goto out;
+		return r;
 	}
-	r = imp_split_lines(&im);
+	r = imp_split_lines(im);
 	if (r == 0)
-		r = imp_classify(&im);
+		r = imp_classify(im);
 	if (r == 0) {
 		/* Which ids are used is known once the groups are planned;
 		 * texts are looked for first, so a group without one is
 		 * refused in the plan. */
-		for (size_t g = 0; g < im.w.nlicences && r == 0; g++)
-			if (!im.groups[g].refused)
-				r = fw_spdx_eval(NULL, im.groups[g].expr, &(enum fw_category){ 0 },
-						 imp_mark_used, &im, &(const char *){ NULL });
+		for (size_t g = 0; g < im->w.nlicences && r == 0; g++)
+			if (!im->groups[g].refused)
+				r = fw_spdx_eval(NULL, im->groups[g].expr, &(enum fw_category){ 0 },
+						 imp_mark_used, im, &(const char *){ NULL });
 	}
 	if (r == 0)
-		r = imp_find_texts(&im);
+		r = imp_find_texts(im);
 	if (r == 0) {
-		for (size_t i = 0; i < im.nids; i++)
-			im.ids[i].used = false;
-		r = imp_plan_whence(&im);
+		for (size_t i = 0; i < im->nids; i++)
+			im->ids[i].used = false;
+		r = imp_plan_whence(im);
 	}
 	if (r == 0)
-		r = imp_report_no_text(&im);
+		r = imp_report_no_text(im);
 	if (r == 0)
-		r = imp_report_unlisted(&im);
+		r = imp_report_unlisted(im);
 	if (r < 0)
-		goto out;
-	rep->blocks = (unsigned)im.w.nblocks;
-	if (rep->missing.n && !o->allow_missing) {
+		return r;
+	im->rep->blocks = (unsigned)im->w.nblocks;
+	if (im->rep->missing.n && !im->o->allow_missing) {
 		r = -EAGAIN;
-		goto out;
+		return r;
 	}
+	return r;
+}
+
+/* Stage: DIR looked at (a cut-short switch completed first), a temporary
+ * tree made beside or in it, the licences and the WHENCE written into it
+ * and pruned until the model takes all of it. */
+static int import_stage(struct imp *im)
+{
+	int r = 0;
+	char *buf = NULL;
+	size_t len;
 
 	/* One import at a time beside DIR: a second one would take the
 	 * first one's stage for what a killed import left. */
-	if (flock(im.parentfd, LOCK_EX) < 0) {
+	if (flock(im->parentfd, LOCK_EX) < 0) {
 		r = -errno;
-		fw_diag_add(d, o->into, 0, "cannot lock the directory it is in: %s", strerror(-r));
-		goto out;
+		fw_diag_add(im->d, im->o->into, 0, "cannot lock the directory it is in: %s", strerror(-r));
+		return r;
 	}
 	/* A switch of DIR's parts cut short is completed first: until then
 	 * DIR may be part old, part new. */
 	{
-		int dfd = openat(im.parentfd, im.leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int dfd = openat(im->parentfd, im->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-		r = dfd >= 0 ? imp_complete_journal(&im, dfd) : 0;
+		r = dfd >= 0 ? imp_complete_journal(im, dfd) : 0;
 		if (dfd >= 0)
 			close(dfd);
 		if (r < 0)
-			goto out;
+			return r;
 	}
-	r = imp_look_at_into(&im, &in);
+	r = imp_look_at_into(im, &im->in);
 	if (r < 0)
-		goto out;
-	if (in.kind == INTO_IMPORT || (in.kind == INTO_PARTS && in.fwdist_tree)) {
-		if (fw_tree_load(&old, o->into, &(struct fw_diag){ 0 }) == 0)
-			have_old = rep->had_old = true;
+		return r;
+	if (im->in.kind == INTO_IMPORT || (im->in.kind == INTO_PARTS && im->in.fwdist_tree)) {
+		if (fw_tree_load(&im->old, im->o->into, &(struct fw_diag){ 0 }) == 0)
+			im->have_old = im->rep->had_old = true;
 		/* The split the tree has is kept across releases, unless an
 		 * import generated it (then it is generated again). */
-		if (!in.split_generated && fw_read_text(in.fd, FW_TREE_SPLIT, &im.kept_split,
-							&im.kept_len) == 0) {
+		if (!im->in.split_generated && fw_read_text(im->in.fd, FW_TREE_SPLIT, &im->kept_split,
+							&im->kept_len) == 0) {
 			struct fw_split sp;
 			struct fw_diag sd = { 0 };
 
-			r = fw_split_parse(&sp, FW_TREE_SPLIT, im.kept_split, im.kept_len, &sd);
+			r = fw_split_parse(&sp, FW_TREE_SPLIT, im->kept_split, im->kept_len, &sd);
 			fw_split_free(&sp);
 			if (r == 0 && sd.n) {
-				r = imp_strv_take(&rep->notes, fw_asprintf("%s/%s does not parse: a split "
+				r = imp_strv_take(&im->rep->notes, fw_asprintf("%s/%s does not parse: a split "
 								       "generated instead",
-								       fw_esc(o->into), FW_TREE_SPLIT));
-				free(im.kept_split);
-				im.kept_split = NULL;
+								       fw_esc(im->o->into), FW_TREE_SPLIT));
+				free(im->kept_split);
+				im->kept_split = NULL;
 			}
 			fw_diag_free(&sd);
 			if (r < 0)
-				goto out;
+				return r;
 		}
 	}
 	/* What a killed import of this DIR left (its stage, marked): beside
 	 * it, or in it when its parts are switched. */
-	im.stagedir = in.kind == INTO_PARTS ? in.fd : im.parentfd;
+	im->stagedir = im->in.kind == INTO_PARTS ? im->in.fd : im->parentfd;
 	{
 		char **nm;
 		size_t nn;
-		char *prefix = fw_asprintf(".%s.", in.kind == INTO_PARTS ? "import" : im.leaf);
+		char *prefix = fw_asprintf(".%s.", im->in.kind == INTO_PARTS ? "import" : im->leaf);
 
-		if (prefix && fw_read_dir_sorted(im.stagedir, &nm, &nn) == 0) {
+		if (prefix && fw_read_dir_sorted(im->stagedir, &nm, &nn) == 0) {
 			for (size_t i = 0; i < nn; i++)
 				if (strncmp(nm[i], prefix, strlen(prefix)) == 0 &&
-				    fw_is_stale_tmp(im.stagedir, nm[i]))
-					fw_rm_rf_at(im.stagedir, nm[i]);
+				    fw_is_stale_tmp(im->stagedir, nm[i]))
+					fw_rm_rf_at(im->stagedir, nm[i]);
 			fw_free_strv(nm, nn);
 		}
 		free(prefix);
 	}
-	r = fw_tmp_mkdir(im.stagedir, in.kind == INTO_PARTS ? "import" : im.leaf, im.stage,
-			 sizeof(im.stage));
+	r = fw_tmp_mkdir(im->stagedir, im->in.kind == INTO_PARTS ? "import" : im->leaf, im->stage,
+			 sizeof(im->stage));
 	if (r < 0) {
-		fw_diag_add(d, o->into, 0, "cannot create a temporary tree %s it: %s",
-			    in.kind == INTO_PARTS ? "in" : "beside", strerror(-r));
-		goto out;
+		im->stage[0] = '\0';
+		fw_diag_add(im->d, im->o->into, 0, "cannot create a temporary tree %s it: %s",
+			    im->in.kind == INTO_PARTS ? "in" : "beside", strerror(-r));
+		return r;
 	}
 	{
-		char *dir = strdup(o->into), *sl = dir ? strrchr(dir, '/') : NULL;
+		char *dir = strdup(im->o->into), *sl = dir ? strrchr(dir, '/') : NULL;
 
-		if (in.kind == INTO_PARTS)
-			im.stage_path = fw_asprintf("%s/%s", o->into, im.stage);
+		if (im->in.kind == INTO_PARTS)
+			im->stage_path = fw_asprintf("%s/%s", im->o->into, im->stage);
 		else if (sl)
-			im.stage_path = fw_asprintf("%.*s/%s", (int)(sl - dir), dir, im.stage);
+			im->stage_path = fw_asprintf("%.*s/%s", (int)(sl - dir), dir, im->stage);
 		else
-			im.stage_path = strdup(im.stage);
+			im->stage_path = strdup(im->stage);
 		free(dir);
-		if (!im.stage_path) {
+		if (!im->stage_path) {
 			r = -ENOMEM;
-			goto fail;
+			return r;
 		}
 	}
-	im.stagefd = openat(im.stagedir, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (im.stagefd < 0) {
+	im->stagefd = openat(im->stagedir, im->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (im->stagefd < 0) {
 		r = -errno;
-		goto fail;
+		return r;
 	}
-	r = fw_mkdirat(im.stagefd, "manifests", 0755);
+	r = fw_mkdirat(im->stagefd, "manifests", 0755);
 	if (r == 0)
-		r = fw_mkdirat(im.stagefd, FW_TREE_FIRMWARE, 0755);
+		r = fw_mkdirat(im->stagefd, FW_TREE_FIRMWARE, 0755);
 	if (r == 0)
-		r = imp_write_texts(&im);
+		r = imp_write_texts(im);
 	if (r == 0)
-		r = imp_write_policy(&im);
+		r = imp_write_policy(im);
 	if (r == 0) {
-		r = fw_read_text(AT_FDCWD, o->map_path, &buf, &len);
+		r = fw_read_text(AT_FDCWD, im->o->map_path, &buf, &len);
 		if (r == 0)
-			r = fw_write_atomic(im.stagefd, FW_TREE_LICMAP, buf, len, 0644);
+			r = fw_write_atomic(im->stagefd, FW_TREE_LICMAP, buf, len, 0644);
 		free(buf);
 		buf = NULL;
 	}
@@ -673,76 +680,93 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 	 * (bad links, second listings), until nothing more drops: each round
 	 * drops at least one entry, so this ends. */
 	for (int round = 0; r == 0; round++) {
-		r = imp_write_whence(&im);
+		r = imp_write_whence(im);
 		if (r < 0)
 			break;
-		if (have_t)
-			fw_tree_free(&t);
-		have_t = false;
-		r = load_stage(&im, &t);
+		if (im->have_t)
+			fw_tree_free(&im->t);
+		im->have_t = false;
+		r = load_stage(im, &im->t);
 		if (r < 0)
 			break;
-		have_t = true;
-		r = imp_prune(&im, &t);
+		im->have_t = true;
+		r = imp_prune(im, &im->t);
 		if (r <= 0)
 			break;
 		r = 0;
 	}
 	if (r < 0)
-		goto fail;
+		return r;
+	return r;
+}
+
+/* Copy what the model ships, and the sources. */
+static int import_copy(struct imp *im)
+{
+	int r = 0;
+
 	/* Copy what the model ships, and the sources. */
-	jobs = calloc(t.nblobs + im.w.nentries + 1, sizeof(*jobs));
-	if (!jobs) {
+	im->jobs = calloc(im->t.nblobs + im->w.nentries + 1, sizeof(*im->jobs));
+	if (!im->jobs) {
 		r = -ENOMEM;
-		goto fail;
+		return r;
 	}
-	for (size_t i = 0; i < t.nblobs; i++) {
-		const struct fw_blob *b = &t.blobs[i];
+	for (size_t i = 0; i < im->t.nblobs; i++) {
+		const struct fw_blob *b = &im->t.blobs[i];
 
 		if (b->duplicate)
 			continue;
-		rep->files++;
-		rep->cat[b->cat]++;
+		im->rep->files++;
+		im->rep->cat[b->cat]++;
 		if (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE)
 			continue;
-		jobs[njobs].name = b->e->name;
-		jobs[njobs].is_blob = true;
-		jobs[njobs].cat = b->cat;
-		njobs++;
+		im->jobs[im->njobs].name = b->e->name;
+		im->jobs[im->njobs].is_blob = true;
+		im->jobs[im->njobs].cat = b->cat;
+		im->njobs++;
 	}
-	rep->links = (unsigned)t.nlinks;
-	fwfd = openat(im.stagefd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fwfd < 0) {
+	im->rep->links = (unsigned)im->t.nlinks;
+	im->fwfd = openat(im->stagefd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (im->fwfd < 0) {
 		r = -errno;
-		goto fail;
+		return r;
 	}
-	r = imp_copy_blobs(&im, jobs, njobs, fwfd);
+	r = imp_copy_blobs(im, im->jobs, im->njobs, im->fwfd);
 	if (r == 0)
-		r = imp_copy_sources(&im, &t, fwfd);
+		r = imp_copy_sources(im, &im->t, im->fwfd);
 	if (r < 0)
-		goto fail;
+		return r;
+	return r;
+}
+
+/* The manifests: checksums, the split, the import mark; then the
+ * built tree must pass its own check. */
+static int import_manifests(struct imp *im)
+{
+	int r = 0;
+
 	/* Checksums from the digests taken while copying, those of the
 	 * licence texts written, and the split. */
 	{
-		struct fw_sum *v = calloc(njobs + 1, sizeof(*v));
+		struct fw_sum *v = calloc(im->njobs + 1, sizeof(*v));
 		char *sb;
 		size_t sl;
 
 		if (!v) {
 			r = -ENOMEM;
-			goto fail;
+			return r;
 		}
-		for (size_t i = 0; i < njobs; i++) {
-			v[i].name = (char *)jobs[i].name;
-			memcpy(v[i].sha256, jobs[i].sha256, FW_SHA256_LEN);
-			v[i].size = jobs[i].size;
+		for (size_t i = 0; i < im->njobs; i++) {
+			v[i].name = (char *)im->jobs[i].name;
+			memcpy(v[i].sha256, im->jobs[i].sha256, FW_SHA256_LEN);
+			v[i].size = im->jobs[i].size;
 		}
-		if (njobs > 1)
-			qsort(v, njobs, sizeof(*v), cmp_sum);
-		r = fw_sums_format(v, njobs, &sb, &sl);
+		if (im->njobs > 1)
+			qsort(v, im->njobs, sizeof(*v), cmp_sum);
+		r = fw_sums_format(v, im->njobs, &sb, &sl);
 		free(v);
 		if (r == 0) {
-			r = fw_write_atomic(im.stagefd, FW_TREE_SUMS, sb, sl, 0644);
+			r = fw_write_atomic(im->stagefd, FW_TREE_SUMS, sb, sl, 0644);
 			free(sb);
 		}
 	}
@@ -752,87 +776,95 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		char *sb;
 		size_t sl;
 
-		r = fw_manifest_text_sums(im.stagefd, &tv, &ntv);
+		r = fw_manifest_text_sums(im->stagefd, &tv, &ntv);
 		if (r == 0) {
 			r = fw_sums_format_texts(tv, ntv, &sb, &sl);
 			fw_manifest_text_sums_free(tv, ntv);
 		}
 		if (r == 0) {
-			r = fw_write_atomic(im.stagefd, FW_TREE_TEXT_SUMS, sb, sl, 0644);
+			r = fw_write_atomic(im->stagefd, FW_TREE_TEXT_SUMS, sb, sl, 0644);
 			free(sb);
 		}
 	}
 	if (r == 0)
-		r = write_split(&im, jobs, njobs);
+		r = write_split(im, im->jobs, im->njobs);
 	if (r < 0)
-		goto fail;
-	if (njobs > 1)
-		qsort(jobs, njobs, sizeof(*jobs), cmp_sum_job);
-	if (im.kept_split)
-		r = cover_uncovered(&im, jobs, njobs);
+		return r;
+	if (im->njobs > 1)
+		qsort(im->jobs, im->njobs, sizeof(*im->jobs), cmp_sum_job);
+	if (im->kept_split)
+		r = cover_uncovered(im, im->jobs, im->njobs);
 	/* What this import wrote at the top of DIR, for the next one. */
 	if (r == 0) {
 		char **parts = NULL;
 		size_t nparts = 0, k = 0;
 
-		r = fw_read_dir_sorted(im.stagefd, &parts, &nparts);
+		r = fw_read_dir_sorted(im->stagefd, &parts, &nparts);
 		for (size_t i = 0; r == 0 && i < nparts; i++)
 			if (strcmp(parts[i], FW_STAGE_MARK) != 0)
 				parts[k++] = parts[i];
 			else
 				free(parts[i]);
 		if (r == 0)
-			r = imp_write_import_mark(&im, parts, k);
+			r = imp_write_import_mark(im, parts, k);
 		fw_free_strv(parts, k);
 	}
 	if (r < 0)
-		goto fail;
+		return r;
 	/* The built tree must pass its own check (the model; the files were
 	 * hashed as they were copied). */
 	{
 		struct fw_tree fin;
-		size_t before = d->n;
+		size_t before = im->d->n;
 
 		/* Every reader's limits too (line lengths, sizes): what a
 		 * parser of the written files says fails the import here,
 		 * not `check` afterwards. */
-		r = load_stage_diag(&im, &fin, d);
+		r = load_stage_diag(im, &fin, im->d);
 		if (r < 0)
-			goto fail;
-		fw_tree_check_model(&fin, d);
-		if (d->n != before) {
+			return r;
+		fw_tree_check_model(&fin, im->d);
+		if (im->d->n != before) {
 			fw_tree_free(&fin);
 			r = -EPROTO;
-			goto fail;
+			return r;
 		}
-		if (have_old)
-			r = diff_trees(&im, &old, &fin, jobs, njobs);
+		if (im->have_old)
+			r = diff_trees(im, &im->old, &fin, im->jobs, im->njobs);
 		fw_tree_free(&fin);
 		if (r < 0)
-			goto fail;
+			return r;
 	}
+	return r;
+}
+
+/* Swap: the stage into DIR's place. */
+static int import_swap(struct imp *im)
+{
+	int r = 0;
+
 	/* Into place: the parts of DIR switched one by one, under a journal. */
-	if (in.kind == INTO_PARTS) {
-		r = imp_switch_parts(&im, &in);
+	if (im->in.kind == INTO_PARTS) {
+		r = imp_switch_parts(im, &im->in);
 		if (r < 0)
-			goto fail;
-		rep->written = true;
-		goto out;
+			return r;
+		im->rep->written = true;
+		return 0;
 	}
 	/* Or the whole of DIR swapped with the old tree (all of it an
 	 * import's, or empty), or the free name taken. */
-	unlinkat(im.stagefd, FW_STAGE_MARK, 0);
-	if (fsync(im.stagefd) < 0) {
+	unlinkat(im->stagefd, FW_STAGE_MARK, 0);
+	if (fsync(im->stagefd) < 0) {
 		r = -errno;
-		goto fail;
+		return r;
 	}
-	if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_EXCHANGE) == 0) {
+	if (renameat2(im->parentfd, im->stage, im->parentfd, im->leaf, RENAME_EXCHANGE) == 0) {
 		/* The old tree now has the stage's name: mark it as ours
 		 * first, so that a kill during its removal leaves something
 		 * the next import recognises and removes. A kill in the two
 		 * calls before the mark leaves it unmarked: kept, as anything
 		 * not known to be ours is, never lost. */
-		int ofd = openat(im.parentfd, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int ofd = openat(im->parentfd, im->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 		if (ofd >= 0) {
 			int mfd = openat(ofd, FW_STAGE_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -841,72 +873,95 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 				close(mfd);
 			close(ofd);
 		}
-		fw_rm_rf_at(im.parentfd, im.stage);
+		fw_rm_rf_at(im->parentfd, im->stage);
 	} else if (errno == ENOENT) {
-		if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_NOREPLACE) < 0) {
+		if (renameat2(im->parentfd, im->stage, im->parentfd, im->leaf, RENAME_NOREPLACE) < 0) {
 			r = -errno;
-			goto fail;
+			return r;
 		}
 	} else {
 		r = -errno;
-		goto fail;
+		return r;
 	}
-	fsync(im.parentfd);
-	rep->written = true;
-	r = 0;
-	goto out;
-fail:
-	if (im.stagedir >= 0 && im.stage[0])
+	fsync(im->parentfd);
+	im->rep->written = true;
+	return 0;
+}
+
+/* Everything an import holds, whatever step it stopped at. */
+static void import_free(struct imp *im)
+{
+	imp_into_free(&im->in);
+	free(im->stage_path);
+	free(im->kept_split);
+	if (im->fwfd >= 0)
+		close(im->fwfd);
+	if (im->have_t)
+		fw_tree_free(&im->t);
+	if (im->have_old)
+		fw_tree_free(&im->old);
+	free(im->jobs);
+	free(im->into);
+	for (size_t i = 0; im->licfds && i < im->o->nlicence_dirs; i++)
+		if (im->licfds[i] >= 0)
+			close(im->licfds[i]);
+	free(im->licfds);
+	if (im->srcfd >= 0)
+		close(im->srcfd);
+	if (im->rootfd >= 0)
+		close(im->rootfd);
+	imp_dep5_free(&im->dep5);
+	if (im->stagefd >= 0)
+		close(im->stagefd);
+	if (im->parentfd >= 0)
+		close(im->parentfd);
+	for (size_t i = 0; im->replace && i <= im->nlines + 1; i++) {
+		free(im->replace[i]);
+		free(im->after[i]);
+	}
+	free(im->replace);
+	free(im->after);
+	free(im->lines);
+	free(im->lens);
+	free(im->named);
+	free(im->orig);
+	for (size_t g = 0; im->groups && g < im->w.nlicences; g++) {
+		free(im->groups[g].expr);
+		free(im->groups[g].wording);
+		free(im->groups[g].named);
+		free(im->groups[g].named_text);
+	}
+	free(im->groups);
+	for (size_t i = 0; i < im->nids; i++) {
+		free(im->ids[i].id);
+		free(im->ids[i].text);
+	}
+	free(im->ids);
+	free(im->wbuf);
+	fw_whence_free(&im->w);
+	fw_licmap_free(&im->map);
+}
+
+int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d)
+{
+	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .rootfd = -1, .parentfd = -1,
+			  .stagedir = -1, .stagefd = -1, .in = { .fd = -1 }, .fwfd = -1 };
+	int r;
+
+	memset(rep, 0, sizeof(*rep));
+	r = import_load(&im);
+	if (r == 0)
+		r = import_stage(&im);
+	if (r == 0)
+		r = import_copy(&im);
+	if (r == 0)
+		r = import_manifests(&im);
+	if (r == 0)
+		r = import_swap(&im);
+	/* A stage still ours (not renamed into place, not handed to the
+	 * journal) is removed: a failure leaves DIR as it was. */
+	if (r < 0 && im.stagedir >= 0 && im.stage[0])
 		fw_rm_rf_at(im.stagedir, im.stage);
-out:
-	imp_into_free(&in);
-	free(im.stage_path);
-	free(im.kept_split);
-	if (fwfd >= 0)
-		close(fwfd);
-	if (have_t)
-		fw_tree_free(&t);
-	if (have_old)
-		fw_tree_free(&old);
-	free(jobs);
-	free(into);
-	for (size_t i = 0; im.licfds && i < o->nlicence_dirs; i++)
-		if (im.licfds[i] >= 0)
-			close(im.licfds[i]);
-	free(im.licfds);
-	if (im.srcfd >= 0)
-		close(im.srcfd);
-	if (im.rootfd >= 0)
-		close(im.rootfd);
-	imp_dep5_free(&im.dep5);
-	if (im.stagefd >= 0)
-		close(im.stagefd);
-	if (im.parentfd >= 0)
-		close(im.parentfd);
-	for (size_t i = 0; im.replace && i <= im.nlines + 1; i++) {
-		free(im.replace[i]);
-		free(im.after[i]);
-	}
-	free(im.replace);
-	free(im.after);
-	free(im.lines);
-	free(im.lens);
-	free(im.named);
-	free(im.orig);
-	for (size_t g = 0; im.groups && g < im.w.nlicences; g++) {
-		free(im.groups[g].expr);
-		free(im.groups[g].wording);
-		free(im.groups[g].named);
-		free(im.groups[g].named_text);
-	}
-	free(im.groups);
-	for (size_t i = 0; i < im.nids; i++) {
-		free(im.ids[i].id);
-		free(im.ids[i].text);
-	}
-	free(im.ids);
-	free(im.wbuf);
-	fw_whence_free(&im.w);
-	fw_licmap_free(&im.map);
+	import_free(&im);
 	return r;
 }
