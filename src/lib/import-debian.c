@@ -240,16 +240,8 @@ int imp_debian_split(struct imp *im, const struct job *jobs, size_t njobs, char 
 				cut = sl;
 		}
 		need = 3 * strlen(name) + 100;
-		while (*np + need > *capp) {
-			char *nb = realloc(*bufp, *capp * 2);
-
-			if (!nb) {
-				r = -ENOMEM;
-				break;
-			}
-			*bufp = nb;
-			*capp *= 2;
-		}
+		while (r == 0 && *np + need > *capp)
+			r = fw_grow(bufp, capp, *capp, 1);
 		if (r < 0)
 			break;
 		*np += (size_t)sprintf(*bufp + *np, "%-19s %-19s path:", pkg[i],
@@ -360,10 +352,8 @@ static int dep5_parse(struct dep5 *d, const char *buf, size_t len)
 	enum { NONE, FILES, LICENSE, OTHER } field = NONE;
 	int r = 0;
 
-	f = realloc(d->files, (d->nfiles + 1) * sizeof(*d->files));
-	if (!f)
+	if (fw_grow(&d->files, &d->cap_files, d->nfiles, sizeof(*d->files)) < 0)
 		return -ENOMEM;
-	d->files = f;
 	f = &d->files[d->nfiles++];
 	memset(f, 0, sizeof(*f));
 	fw_lines_init(&it, buf, len);

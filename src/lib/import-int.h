@@ -28,7 +28,7 @@ struct dep5_file {
 
 struct dep5 {
 	struct dep5_file *files;
-	size_t nfiles;
+	size_t nfiles, cap_files;
 	char **names;  /* licence short names with a text */
 	char **texts;  /* their texts (the License: body, " ." lines blank) */
 	size_t ntexts, cap_texts;

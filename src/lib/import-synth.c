@@ -167,15 +167,9 @@ static int synth_add(struct synth *s, const char *text)
 {
 	size_t len = strlen(text);
 
-	while (s->n + len + 1 > s->cap) {
-		size_t nc = s->cap ? 2 * s->cap : 65536;
-		char *nb = realloc(s->buf, nc);
-
-		if (!nb)
+	while (s->n + len + 1 > s->cap)
+		if (fw_grow(&s->buf, &s->cap, s->cap, 1) < 0)
 			return -ENOMEM;
-		s->buf = nb;
-		s->cap = nc;
-	}
 	memcpy(s->buf + s->n, text, len + 1);
 	s->n += len;
 	return 0;

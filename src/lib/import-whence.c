@@ -16,29 +16,19 @@
 
 int imp_split_lines(struct imp *im)
 {
-	size_t cap = 0;
+	size_t cap = 0, lcap = 0;
 	const char *s = im->wbuf, *end = im->wbuf + im->wlen;
 
 	im->nlines = 0;
-	if (fw_grow(&im->lines, &cap, 0, sizeof(*im->lines)) < 0)
-		return -ENOMEM;
-	im->lens = malloc(cap * sizeof(*im->lens));
-	if (!im->lens)
+	if (fw_grow(&im->lines, &cap, 0, sizeof(*im->lines)) < 0 ||
+	    fw_grow(&im->lens, &lcap, 0, sizeof(*im->lens)) < 0)
 		return -ENOMEM;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *e = nl ? nl : end;
-		size_t oldcap = cap;
-
-		if (fw_grow(&im->lines, &cap, im->nlines + 1, sizeof(*im->lines)) < 0)
+		if (fw_grow(&im->lines, &cap, im->nlines + 1, sizeof(*im->lines)) < 0 ||
+		    fw_grow(&im->lens, &lcap, im->nlines + 1, sizeof(*im->lens)) < 0)
 			return -ENOMEM;
-		if (cap != oldcap) {
-			size_t *nlens = realloc(im->lens, cap * sizeof(*im->lens));
-
-			if (!nlens)
-				return -ENOMEM;
-			im->lens = nlens;
-		}
 		im->nlines++;
 		im->lines[im->nlines] = s;
 		im->lens[im->nlines] = (size_t)(e - s) - (e > s && e[-1] == '\r');
@@ -405,16 +395,11 @@ int imp_write_whence(struct imp *im)
 			added += *a == '\n';
 		if (im->after[ln])
 			added++;
-		while (ocap < im->norig + added + 1) {
-			unsigned *no = realloc(im->orig, (ocap ? 2 * ocap : 1024) * sizeof(*no));
-
-			if (!no) {
+		while (ocap < im->norig + added + 1)
+			if (fw_grow(&im->orig, &ocap, ocap, sizeof(*im->orig)) < 0) {
 				free(out);
 				return -ENOMEM;
 			}
-			im->orig = no;
-			ocap = ocap ? 2 * ocap : 1024;
-		}
 		im->orig[im->norig++] = (unsigned)ln;
 		for (size_t k = 1; k < added; k++)
 			im->orig[im->norig++] = 0;
@@ -422,16 +407,11 @@ int imp_write_whence(struct imp *im)
 		size_t len = im->replace[ln] ? strlen(im->replace[ln]) : im->lens[ln];
 		size_t alen = im->after[ln] ? strlen(im->after[ln]) + 1 : 0;
 
-		while (n + len + alen + 2 > cap) {
-			char *no = realloc(out, cap * 2);
-
-			if (!no) {
+		while (n + len + alen + 2 > cap)
+			if (fw_grow(&out, &cap, cap, 1) < 0) {
 				free(out);
 				return -ENOMEM;
 			}
-			out = no;
-			cap *= 2;
-		}
 		memcpy(out + n, s, len);
 		n += len;
 		out[n++] = '\n';

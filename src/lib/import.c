@@ -71,21 +71,12 @@ void fw_import_report_free(struct fw_import_report *r)
  * NULL): -ENOMEM. */
 int imp_add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
 {
-	if (*cap < *n + len + 2) {
-		size_t nc = *cap ? *cap : 256;
-		char *nb;
-
-		while (nc < *n + len + 2)
-			nc *= 2;
-		nb = realloc(*buf, nc);
-		if (!nb) {
+	while (*cap < *n + len + 2)
+		if (fw_grow(buf, cap, *cap, 1) < 0) {
 			free(*buf);
 			*buf = NULL;
 			return -ENOMEM;
 		}
-		*buf = nb;
-		*cap = nc;
-	}
 	memcpy(*buf + *n, s, len);
 	*n += len;
 	(*buf)[(*n)++] = '\n';
@@ -140,14 +131,9 @@ static int split_file_line(char **buf, size_t *n, size_t *cap, const struct job 
 {
 	size_t need = 3 * strlen(j->name) + 100;
 
-	while (*n + need > *cap) {
-		char *nb = realloc(*buf, *cap * 2);
-
-		if (!nb)
+	while (*n + need > *cap)
+		if (fw_grow(buf, cap, *cap, 1) < 0)
 			return -ENOMEM;
-		*buf = nb;
-		*cap *= 2;
-	}
 	*n += (size_t)sprintf(*buf + *n, "%-19s %-19s %spath:",
 			      j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree",
 			      j->cat == FW_CAT_FREE ? "main" : "non-free-firmware",
