@@ -15,33 +15,12 @@
 
 #include "digest.h"
 #include "fsutil.h"
+#include "import-int.h"
 #include "manifest.h"
 #include "sums.h"
 #include "tree.h"
 #include "util.h"
 #include "whence.h"
-
-#define DEP5_WORDING "Debian copyright: "
-
-struct dep5_para {
-	char **globs;
-	size_t nglobs;
-	char *licence; /* short name (first line of License:) */
-};
-
-struct dep5_file {
-	struct dep5_para *paras;
-	size_t n, cap;
-	const char *pkg; /* the package whose copyright file it is */
-};
-
-struct dep5 {
-	struct dep5_file *files;
-	size_t nfiles;
-	char **names;  /* licence short names with a text */
-	char **texts;  /* their texts (the License: body, " ." lines blank) */
-	size_t ntexts, cap_texts;
-};
 
 /* ---- small helpers ---- */
 
@@ -52,7 +31,7 @@ void fw_strv_free(struct fw_strv *s)
 }
 
 /* Take str (NULL: out of memory) into s. */
-static int strv_take(struct fw_strv *s, char *str)
+int imp_strv_take(struct fw_strv *s, char *str)
 {
 	if (!str || fw_grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0) {
 		free(str);
@@ -62,7 +41,7 @@ static int strv_take(struct fw_strv *s, char *str)
 	return 0;
 }
 
-static bool strv_has(const struct fw_strv *s, const char *str)
+bool imp_strv_has(const struct fw_strv *s, const char *str)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->v[i], str) == 0)
@@ -83,338 +62,21 @@ void fw_import_report_free(struct fw_import_report *r)
 	fw_strv_free(&r->uncovered);
 }
 
-/* ---- the licence map ---- */
-
-char *fw_licmap_normalise(const char *s, size_t n)
-{
-	char *out = malloc(n + 1), *o = out;
-	bool blank = false;
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-			blank = o != out;
-			continue;
-		}
-		if (blank)
-			*o++ = ' ';
-		blank = false;
-		*o++ = c;
-	}
-	*o = '\0';
-	return out;
-}
-
-static const char *const key_kinds[] = { "file:", "text:", "sha256:", "id:" };
-
-int fw_licmap_parse(struct fw_licmap *m, const char *path, const char *buf, size_t len,
-		    struct fw_diag *d)
-{
-	struct fw_lines it;
-	const char *ls, *le;
-
-	memset(m, 0, sizeof(*m));
-	m->path = strdup(path);
-	if (!m->path)
-		return -ENOMEM;
-	fw_lines_init(&it, buf, len);
-	while (fw_lines_next(&it, &ls, &le)) {
-		const char *f[4], *fe[4], *p = ls;
-		struct fw_licmap_entry ent = { .line = it.line };
-		char catbuf[32], *cat = NULL;
-		const char *syn = NULL;
-		enum fw_category c;
-		size_t nf = 0;
-		bool kind_ok = false;
-
-		if (!fw_line_start(d, path, it.line, ls, le, FW_LICMAP_HEADER, 2 * FW_LINE_MAX))
-			continue;
-		if (ls == le || *ls == '#')
-			continue;
-		while (nf < 4) {
-			const char *t = memchr(p, '\t', (size_t)(le - p));
-
-			f[nf] = p;
-			fe[nf] = (t && nf < 3) ? t : le;
-			nf++;
-			if (!t || nf == 4)
-				break;
-			p = t + 1;
-		}
-		if (nf != 4 || memchr(f[3], '\t', (size_t)(fe[3] - f[3]))) {
-			fw_diag_add(d, path, it.line, "expected KEY<TAB>EXPRESSION<TAB>CATEGORY<TAB>REASON");
-			continue;
-		}
-		for (int i = 0; i < 4; i++)
-			if (f[i] == fe[i] || f[i][0] == ' ' || fe[i][-1] == ' ') {
-				fw_diag_add(d, path, it.line, "field %d empty or with blanks around it",
-					    i + 1);
-				goto next;
-			}
-		ent.key = fw_strndup(f[0], (size_t)(fe[0] - f[0]));
-		ent.expr = fw_strndup(f[1], (size_t)(fe[1] - f[1]));
-		ent.reason = fw_strndup(f[3], (size_t)(fe[3] - f[3]));
-		if (!ent.key || !ent.expr || !ent.reason)
-			goto nomem;
-		for (size_t k = 0; k < FW_ARRAY_SIZE(key_kinds); k++)
-			if (strncmp(ent.key, key_kinds[k], strlen(key_kinds[k])) == 0 &&
-			    ent.key[strlen(key_kinds[k])])
-				kind_ok = true;
-		if (!kind_ok) {
-			fw_diag_add(d, path, it.line,
-				    "'%s': key is not file:NAME, text:WORDING, sha256:DIGEST or id:ID",
-				    fw_esc(ent.key));
-			goto bad;
-		}
-		if (strncmp(ent.key, "sha256:", 7) == 0) {
-			uint8_t dig[FW_SHA256_LEN];
-			bool lower = true;
-
-			for (const char *q = ent.key + 7; *q; q++)
-				lower &= !(*q >= 'A' && *q <= 'F');
-			if (!lower || fw_sha256_parse(ent.key + 7, strlen(ent.key + 7), dig) < 0) {
-				fw_diag_add(d, path, it.line, "'%s': not 64 lower-case hex digits",
-					    fw_esc(ent.key));
-				goto bad;
-			}
-		}
-		if (fw_spdx_eval(NULL, ent.expr, &c, NULL, NULL, &syn) < 0) {
-			fw_diag_add(d, path, it.line, "'%s': %s", fw_esc(ent.expr),
-				    syn ? syn : "bad expression");
-			goto bad;
-		}
-		if (strncmp(ent.key, "id:", 3) == 0 && strcmp(ent.key + 3, ent.expr) != 0) {
-			fw_diag_add(d, path, it.line, "%s: the expression of an id: line is the id",
-				    fw_esc(ent.key));
-			goto bad;
-		}
-		if ((size_t)(fe[2] - f[2]) >= sizeof(catbuf)) {
-			fw_diag_add(d, path, it.line, "unknown category");
-			goto bad;
-		}
-		memcpy(catbuf, f[2], (size_t)(fe[2] - f[2]));
-		catbuf[fe[2] - f[2]] = '\0';
-		cat = catbuf;
-		if (fw_category_parse(cat, &ent.cat) < 0) {
-			fw_diag_add(d, path, it.line,
-				    "unknown category '%s' (free, copyleft, non-free or undistributable)",
-				    fw_esc(cat));
-			goto bad;
-		}
-		if (m->n > 0 && strcmp(m->v[m->n - 1].key, ent.key) >= 0) {
-			if (strcmp(m->v[m->n - 1].key, ent.key) == 0)
-				fw_diag_add(d, path, it.line, "%s: listed twice (first at line %u)",
-					    fw_esc(ent.key), m->v[m->n - 1].line);
-			else
-				fw_diag_add(d, path, it.line, "%s: out of order (the file is kept sorted)",
-					    fw_esc(ent.key));
-			goto bad;
-		}
-		if (fw_grow(&m->v, &m->cap, m->n, sizeof(*m->v)) < 0)
-			goto nomem;
-		m->v[m->n++] = ent;
-		continue;
-bad:
-		free(ent.key);
-		free(ent.expr);
-		free(ent.reason);
-next:
-		continue;
-nomem:
-		free(ent.key);
-		free(ent.expr);
-		free(ent.reason);
-		return -ENOMEM;
-	}
-	if (it.line == 0)
-		fw_diag_add(d, path, 0, "empty file (missing header line '%s')", FW_LICMAP_HEADER);
-	return 0;
-}
-
-void fw_licmap_free(struct fw_licmap *m)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		free(m->v[i].key);
-		free(m->v[i].expr);
-		free(m->v[i].reason);
-	}
-	free(m->v);
-	free(m->path);
-	memset(m, 0, sizeof(*m));
-}
-
-static int cmp_key(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct fw_licmap_entry *)elem)->key);
-}
-
-const struct fw_licmap_entry *fw_licmap_find(const struct fw_licmap *m, const char *key)
-{
-	if (!m->n)
-		return NULL;
-	return bsearch(key, m->v, m->n, sizeof(*m->v), cmp_key);
-}
-
-/* --vouch: the installed tree's wording classified as FW_IMPORT_VOUCHED,
- * unless the map classifies it itself. Kept sorted. 0 or -ENOMEM. */
-static int licmap_vouch(struct fw_licmap *m)
-{
-	static const char key[] = "text:" FW_IMPORT_INSTALLED_WORDING;
-	struct fw_licmap_entry e = { .cat = FW_CAT_NONFREE };
-	size_t at = 0;
-
-	if (fw_licmap_find(m, key))
-		return 0;
-	e.key = strdup(key);
-	e.expr = strdup(FW_IMPORT_VOUCHED);
-	e.reason = strdup("an installed tree its importer vouches for (import --vouch); "
-			  "its licence is not classified");
-	if (!e.key || !e.expr || !e.reason || fw_grow(&m->v, &m->cap, m->n, sizeof(*m->v)) < 0) {
-		free(e.key);
-		free(e.expr);
-		free(e.reason);
-		return -ENOMEM;
-	}
-	while (at < m->n && strcmp(m->v[at].key, e.key) < 0)
-		at++;
-	memmove(&m->v[at + 1], &m->v[at], (m->n - at) * sizeof(*m->v));
-	m->v[at] = e;
-	m->n++;
-	return 0;
-}
-
-/* The category and reason of an id: its id: line, else a file: or text:
- * line whose expression is exactly the id. */
-static const struct fw_licmap_entry *licmap_id(const struct fw_licmap *m, const char *id)
-{
-	char *key = fw_asprintf("id:%s", id);
-	const struct fw_licmap_entry *e = key ? fw_licmap_find(m, key) : NULL;
-
-	free(key);
-	for (size_t i = 0; !e && i < m->n; i++)
-		if (strcmp(m->v[i].expr, id) == 0)
-			e = &m->v[i];
-	return e;
-}
-
 /* ---- import state ---- */
 
-struct group {                 /* one licence group of upstream's WHENCE */
-	char *expr;            /* the SPDX expression it gets, NULL: refused */
-	char *wording;         /* its Licence: text, normalised */
-	unsigned para_end;     /* last line of its Licence: paragraph, 0 none */
-	bool refused;
-	bool left;             /* an entry of it is imported */
-	const char *why;       /* refused: why (static) */
-	const char *inline_id; /* an id classified by this wording (text: key) */
-	char *named;           /* the file its wording names ("See LICENCE.foo") */
-	char *named_text;      /* that file's text, written at the same name */
-	size_t named_len;
-};
 
-struct idinfo {                /* one licence id the import uses */
-	char *id;
-	const struct fw_licmap_entry *map;
-	char *text;            /* its text (LF line ends), NULL: not found */
-	size_t len;
-	bool used;
-	bool wanted;           /* without a text, by a group that has entries left */
-};
-
-struct job {                   /* one file to copy */
-	const char *name;      /* tree name (the model's string) */
-	uint8_t sha256[FW_SHA256_LEN];
-	uint64_t size;
-	int err;
-	bool linked;
-	bool is_blob;
-	enum fw_category cat;
-};
-
-struct imp {
-	const struct fw_import_opts *o;
-	struct fw_import_report *rep;
-	struct fw_diag *d;
-	int srcfd;             /* the tree WHENCE's names are relative to */
-	int rootfd;            /* SRC itself (--no-whence: may hold usr/share/doc) */
-	struct dep5 dep5;      /* --debian-copyright */
-	int *licfds;           /* --licence-dir, opened */
-	char *wbuf;            /* upstream WHENCE text */
-	size_t wlen;
-	const char **lines;    /* 1-based: lines[i], lens[i] */
-	size_t *lens, nlines;
-	struct fw_whence w;
-	struct fw_licmap map;
-	struct group *groups;
-	struct idinfo *ids;
-	size_t nids, cap_ids;
-	char **replace;        /* per line: new text, NULL keep */
-	char **after;          /* per line: lines to add after it, NULL none */
-	bool *named;           /* per entry: a listed name found in SRC */
-	unsigned *orig;        /* per line of the WHENCE written: upstream's line, 0 added */
-	size_t norig;
-	int parentfd;
-	char stage[320];       /* the stage's name in stagedir; "" once it is not ours to remove */
-	int stagedir;          /* parentfd (beside DIR), or DIR itself (its parts switched) */
-	char *stage_path;      /* the stage by path, for the model */
-	int stagefd;
-	const char *leaf;
-	char *kept_split;      /* DIR's manifests/packages, kept across releases */
-	size_t kept_len;
-};
-
-static bool is_sep_line(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && s[i] == '-')
-		i++;
-	if (i < 10)
-		return false;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	return i == n;
-}
-
-static const char *const keywords[] = {
-	"Driver:", "File:", "RawFile:", "Link:", "Source:", "Version:", "Info:",
-	"Licence:", "License:", "SPDX-License-Identifier:",
-};
-
-static bool is_keyword_line(const char *s, size_t n)
-{
-	for (size_t i = 0; i < FW_ARRAY_SIZE(keywords); i++) {
-		size_t k = strlen(keywords[i]);
-
-		if (n >= k && memcmp(s, keywords[i], k) == 0)
-			return true;
-	}
-	return false;
-}
 
 /* Append [s, s + len) and a newline to the growable *buf (n used, *cap
  * allocated), keeping it NUL-terminated. On failure *buf is freed (and
  * NULL): -ENOMEM. */
-static int add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
+int imp_add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
 {
-	if (*cap < *n + len + 2) {
-		size_t nc = *cap ? *cap : 256;
-		char *nb;
-
-		while (nc < *n + len + 2)
-			nc *= 2;
-		nb = realloc(*buf, nc);
-		if (!nb) {
+	while (*cap < *n + len + 2)
+		if (fw_grow(buf, cap, *cap, 1) < 0) {
 			free(*buf);
 			*buf = NULL;
 			return -ENOMEM;
 		}
-		*buf = nb;
-		*cap = nc;
-	}
 	memcpy(*buf + *n, s, len);
 	*n += len;
 	(*buf)[(*n)++] = '\n';
@@ -422,1348 +84,7 @@ static int add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t le
 	return 0;
 }
 
-static int split_lines(struct imp *im)
-{
-	size_t cap = 0;
-	const char *s = im->wbuf, *end = im->wbuf + im->wlen;
-
-	im->nlines = 0;
-	if (fw_grow(&im->lines, &cap, 0, sizeof(*im->lines)) < 0)
-		return -ENOMEM;
-	im->lens = malloc(cap * sizeof(*im->lens));
-	if (!im->lens)
-		return -ENOMEM;
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *e = nl ? nl : end;
-		size_t oldcap = cap;
-
-		if (fw_grow(&im->lines, &cap, im->nlines + 1, sizeof(*im->lines)) < 0)
-			return -ENOMEM;
-		if (cap != oldcap) {
-			size_t *nlens = realloc(im->lens, cap * sizeof(*im->lens));
-
-			if (!nlens)
-				return -ENOMEM;
-			im->lens = nlens;
-		}
-		im->nlines++;
-		im->lines[im->nlines] = s;
-		im->lens[im->nlines] = (size_t)(e - s) - (e > s && e[-1] == '\r');
-		s = nl ? nl + 1 : end;
-	}
-	im->replace = calloc(im->nlines + 2, sizeof(*im->replace));
-	im->after = calloc(im->nlines + 2, sizeof(*im->after));
-	return im->replace && im->after ? 0 : -ENOMEM;
-}
-
-/* A prose line import writes ("# fwdist import: why: the upstream line")
- * is cut to what the WHENCE reader takes: it quotes a line that may
- * itself be at the limit. Only comments are cut, never an entry. */
-static void cap_prose(char *text)
-{
-	if (text[0] == '#' && strlen(text) > FW_LINE_MAX)
-		strcpy(text + FW_LINE_MAX - 3, "...");
-}
-
-/* Replace line ln (once: the first reason stands). */
-static int set_replace(struct imp *im, unsigned ln, char *text)
-{
-	if (!text)
-		return -ENOMEM;
-	cap_prose(text);
-	if (ln == 0 || ln > im->nlines || im->replace[ln]) {
-		free(text);
-		return 0;
-	}
-	im->replace[ln] = text;
-	return 0;
-}
-
-static int add_after(struct imp *im, unsigned ln, const char *text)
-{
-	char *old = im->after[ln], *n, *capped = strdup(text);
-
-	if (!capped)
-		return -ENOMEM;
-	cap_prose(capped);
-	n = old ? fw_asprintf("%s\n%s", old, capped) : strdup(capped);
-	free(capped);
-	if (!n)
-		return -ENOMEM;
-	free(old);
-	im->after[ln] = n;
-	return 0;
-}
-
-/* Turn an entry's lines (and its Version:/Info:) into prose saying why it
- * was not imported. */
-static int drop_entry_as(struct imp *im, const struct fw_whence_entry *e, const char *why,
-			 bool list)
-{
-	unsigned lns[3] = { e->line, e->version_line, e->info_line };
-
-	for (int i = 0; i < 3; i++) {
-		unsigned ln = lns[i];
-
-		if (!ln || ln > im->nlines || im->replace[ln])
-			continue;
-		if (set_replace(im, ln, fw_asprintf("# fwdist import: %s: %.*s", why,
-						    (int)im->lens[ln], im->lines[ln])) < 0)
-			return -ENOMEM;
-	}
-	if (!list)
-		return 0;
-	return strv_take(&im->rep->dropped,
-			 fw_asprintf("WHENCE:%u: %s: %s: %s", e->line, fw_entry_kind_name(e->kind),
-				     fw_esc(e->name), why));
-}
-
-static int drop_entry(struct imp *im, const struct fw_whence_entry *e, const char *why)
-{
-	return drop_entry_as(im, e, why, true);
-}
-
-/* Why check would refuse this name (or NULL): unsafe for install, a name
- * fwdist keeps for itself, or not UTF-8. Import refuses each such entry
- * alone, so that one bad name never fails the whole import. */
-static const char *name_refusal(const char *name)
-{
-	const char *why = fw_name_problem(name);
-
-	if (!why)
-		why = fw_name_reserved(name) ? "a name fwdist reserves" : NULL;
-	if (!why && !fw_utf8_valid(name))
-		why = "name is not valid UTF-8";
-	return why;
-}
-
-/* The limits of the files import writes, for one entry: the line each
- * file gives it, against what that file's reader takes (FW_LINE_MAX), with
- * the message that reader gives. A WHENCE line is upstream's own unless it
- * is rewritten quoted; a blob has a checksum line; an empty blob a split
- * line (path: escaped). NULL when it fits; else a message in buf. */
-static const char *over_limit(const struct fw_whence_entry *e, bool empty, char *buf, size_t n)
-{
-	size_t len = strlen(e->name), esc = len;
-	const char *file = NULL;
-	size_t line = 0;
-
-	for (const char *c = e->name; *c; c++)
-		esc += strchr("*?[\\", *c) != NULL;
-	if ((e->flags & FW_E_UNQUOTED_SPACE) &&
-	    strlen(fw_entry_kind_name(e->kind)) + 4 + len > FW_LINE_MAX) {
-		file = FW_TREE_WHENCE;
-		line = strlen(fw_entry_kind_name(e->kind)) + 4 + len;
-	} else if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) &&
-		   FW_SHA256_HEX + 2 + len > FW_LINE_MAX) {
-		file = FW_TREE_SUMS;
-		line = FW_SHA256_HEX + 2 + len;
-	} else if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) && empty &&
-		   40 + strlen("empty:yes path:") + esc > FW_LINE_MAX) {
-		file = FW_TREE_SPLIT;
-		line = 40 + strlen("empty:yes path:") + esc;
-	}
-	if (!file)
-		return NULL;
-	snprintf(buf, n, "%s: line too long (%zu bytes, limit %d)", file, line, FW_LINE_MAX);
-	return buf;
-}
-
-/* ---- licences ---- */
-
-static int add_id(struct imp *im, const char *id, size_t len, struct idinfo **out)
-{
-	for (size_t i = 0; i < im->nids; i++)
-		if (strlen(im->ids[i].id) == len && memcmp(im->ids[i].id, id, len) == 0) {
-			*out = &im->ids[i];
-			return 0;
-		}
-	if (fw_grow(&im->ids, &im->cap_ids, im->nids, sizeof(*im->ids)) < 0)
-		return -ENOMEM;
-	memset(&im->ids[im->nids], 0, sizeof(*im->ids));
-	im->ids[im->nids].id = fw_strndup(id, len);
-	if (!im->ids[im->nids].id)
-		return -ENOMEM;
-	*out = &im->ids[im->nids++];
-	return 0;
-}
-
-struct ids_ctx {
-	struct imp *im;
-	const char *unknown; /* first id the map lacks */
-	char unk[256];
-};
-
-static int each_id(void *ctx, const char *id, size_t len)
-{
-	struct ids_ctx *c = ctx;
-	struct idinfo *x;
-	int r = add_id(c->im, id, len, &x);
-
-	if (r < 0)
-		return r;
-	if (!x->map)
-		x->map = licmap_id(&c->im->map, x->id);
-	if (!x->map && !c->unknown) {
-		snprintf(c->unk, sizeof(c->unk), "%s", x->id);
-		c->unknown = c->unk;
-	}
-	return 0;
-}
-
-/* The file an inline wording points at ("See LICENCE.foo for details."). */
-static char *wording_file(const char *s)
-{
-	static const char *const starts[] = { "LICENCE", "LICENSE", "COPYING", "GPL-", "LGPL-" };
-
-	for (const char *p = s; (p = strcasestr(p, "see ")); p += 4) {
-		const char *q = p + 4, *e;
-		char *tok;
-
-		if (p > s && p[-1] != ' ' && p[-1] != '(' && p[-1] != '.' && p[-1] != ',')
-			continue;
-		while (*q == ' ' || *q == '(' || *q == '`' || *q == '"' || *q == '\'')
-			q++;
-		for (e = q; *e && *e != ' ' && *e != '`' && *e != '"' && *e != '\''; e++)
-			;
-		while (e > q && strchr(".,;:)", e[-1]))
-			e--;
-		tok = fw_strndup(q, (size_t)(e - q));
-		if (!tok)
-			return NULL;
-		for (size_t i = 0; i < FW_ARRAY_SIZE(starts); i++)
-			if (strncmp(tok, starts[i], strlen(starts[i])) == 0 ||
-			    (strchr(tok, '/') && !strstr(tok, "://")))
-				return tok;
-		free(tok);
-	}
-	return NULL;
-}
-
-/* Further SPDX lines of the group whose first is at line ln (upstream's
- * ib_qib block has two): the parser joins them with AND into the first
- * one's expression, so that line gets the whole expression and these
- * become prose; left as they are, a refusal or a normalised id on the
- * first line would leave them naming a licence of their own. Returns how
- * many, or -ENOMEM. */
-static int further_spdx_lines(struct imp *im, unsigned ln)
-{
-	static const char spdx[] = "SPDX-License-Identifier:";
-	static const char *const entries[] = { "Driver:", "File:", "RawFile:", "Link:", "Source:" };
-	int n = 0;
-
-	for (unsigned i = ln + 1; i <= im->nlines; i++) {
-		const char *s = im->lines[i];
-		size_t len = im->lens[i];
-		bool stop = is_sep_line(s, len);
-
-		for (size_t k = 0; k < FW_ARRAY_SIZE(entries) && !stop; k++)
-			stop = len >= strlen(entries[k]) && memcmp(s, entries[k], strlen(entries[k])) == 0;
-		if (stop)
-			break;
-		if (len < sizeof(spdx) - 1 || memcmp(s, spdx, sizeof(spdx) - 1) != 0)
-			continue;
-		if (set_replace(im, i, fw_asprintf("# fwdist import: joined to the SPDX line above: %.*s",
-						   (int)len, s)) < 0)
-			return -ENOMEM;
-		n++;
-	}
-	return n;
-}
-
-/* Classify every licence group: its own SPDX line, else the wording, else
- * the file the wording names. */
-static int classify(struct imp *im)
-{
-	struct fw_whence *w = &im->w;
-
-	im->groups = calloc(w->nlicences + 1, sizeof(*im->groups));
-	if (!im->groups)
-		return -ENOMEM;
-	for (size_t g = 0; g < w->nlicences; g++) {
-		const struct fw_whence_licence *l = &w->licences[g];
-		struct group *gr = &im->groups[g];
-		struct ids_ctx c = { .im = im };
-		const char *syn;
-		char *key;
-		int r;
-
-		if (l->text_line) {
-			/* The whole paragraph: to the next keyword line or separator. */
-			size_t cap = 0, n = 0;
-			char *all = NULL;
-			unsigned ln = l->text_line;
-			const char *s = im->lines[ln];
-			size_t k = strncmp(s, "Licence:", 8) == 0 || strncmp(s, "License:", 8) == 0 ? 8 : 0;
-
-			for (; ln <= im->nlines; ln++) {
-				const char *ls = im->lines[ln] + (ln == l->text_line ? k : 0);
-				size_t len = im->lens[ln] - (ln == l->text_line ? k : 0);
-
-				if (ln > l->text_line &&
-				    (is_keyword_line(im->lines[ln], im->lens[ln]) ||
-				     is_sep_line(im->lines[ln], im->lens[ln])))
-					break;
-				if (add_line(&all, &n, &cap, ls, len) < 0)
-					return -ENOMEM;
-				for (size_t j = 0; j < im->lens[ln]; j++)
-					if (im->lines[ln][j] != ' ' && im->lines[ln][j] != '\t') {
-						gr->para_end = ln;
-						break;
-					}
-			}
-			gr->wording = fw_licmap_normalise(all ? all : "", n);
-			free(all);
-			if (!gr->wording)
-				return -ENOMEM;
-		}
-		if (l->spdx) {
-			/* SPDX ids are letters, digits, '.' and '-'; upstream's
-			 * LicenseRef-LICENCE.foo_bar become LicenseRef-LICENCE.foo-bar. */
-			char *norm = strdup(l->spdx);
-
-			if (!norm)
-				return -ENOMEM;
-			for (char *q = norm; *q; q++)
-				if (*q == '_')
-					*q = '-';
-			r = further_spdx_lines(im, l->spdx_line);
-			if (r < 0 ||
-			    ((strcmp(norm, l->spdx) != 0 || r > 0) &&
-			     set_replace(im, l->spdx_line,
-					 fw_asprintf("SPDX-License-Identifier: %s", norm)) < 0)) {
-				free(norm);
-				return -ENOMEM;
-			}
-			r = fw_spdx_eval(NULL, norm, &(enum fw_category){ 0 }, each_id, &c, &syn);
-			if (r == -ENOMEM)
-				return r;
-			if (r < 0) {
-				gr->refused = true;
-				gr->why = "bad SPDX expression";
-			} else if (c.unknown) {
-				gr->refused = true;
-				gr->why = "licence not in the licence map";
-				if (strv_take(&im->rep->unknown,
-					      fw_asprintf("WHENCE:%u: id:%s", l->spdx_line, c.unknown)) < 0)
-					return -ENOMEM;
-			} else {
-				gr->expr = norm;
-				norm = NULL;
-			}
-			free(norm);
-			continue;
-		}
-		if (!gr->wording) {
-			gr->refused = true;
-			gr->why = "no licence";
-			continue;
-		}
-		key = fw_asprintf("text:%s", gr->wording);
-		if (!key)
-			return -ENOMEM;
-		{
-			const struct fw_licmap_entry *e = fw_licmap_find(&im->map, key);
-			char *file = NULL, hex[FW_SHA256_HEX + 1];
-			uint8_t dig[FW_SHA256_LEN];
-			struct fw_sha256 h;
-
-			free(key);
-			/* Long wordings are keyed by their digest (the map then
-			 * holds no third-party text, and still matches exactly). */
-			r = fw_sha256_init(&h);
-			if (r == 0)
-				r = fw_sha256_update(&h, gr->wording, strlen(gr->wording));
-			if (r == 0)
-				r = fw_sha256_final(&h, dig);
-			fw_sha256_free(&h);
-			if (r < 0)
-				return r;
-			fw_sha256_hex(dig, hex);
-			if (!e) {
-				key = fw_asprintf("sha256:%s", hex);
-				if (!key)
-					return -ENOMEM;
-				e = fw_licmap_find(&im->map, key);
-				free(key);
-			}
-			if (!e && (file = wording_file(gr->wording))) {
-				key = fw_asprintf("file:%s", file);
-				e = key ? fw_licmap_find(&im->map, key) : NULL;
-				free(key);
-			} else if (e) {
-				gr->inline_id = e->expr;
-			}
-			free(file);
-			if (!e) {
-				gr->refused = true;
-				gr->why = "licence not in the licence map";
-				if (strv_take(&im->rep->unknown,
-					      fw_asprintf("WHENCE:%u: sha256:%s text:%s", l->text_line, hex,
-							  fw_esc(gr->wording))) < 0)
-					return -ENOMEM;
-				continue;
-			}
-			r = fw_spdx_eval(NULL, e->expr, &(enum fw_category){ 0 }, each_id, &c, &syn);
-			if (r == -ENOMEM)
-				return r;
-			if (c.unknown) {
-				gr->refused = true;
-				gr->why = "an id of its map expression has no category in the map";
-				if (strv_take(&im->rep->unknown,
-					      fw_asprintf("WHENCE:%u: id:%s", l->text_line, c.unknown)) < 0)
-					return -ENOMEM;
-				continue;
-			}
-			gr->expr = strdup(e->expr);
-			if (!gr->expr)
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-/* Read a licence text found at dirfd/name (never out of dirfd): LF line
- * ends, no NUL, not empty. */
-static int read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf)
-{
-	int fd = fw_open_resolve(dirfd, name, O_RDONLY | O_NONBLOCK);
-	char *b, *o;
-	size_t n;
-	int r;
-
-	if (fd < 0)
-		return fd;
-	close(fd);
-	/* fw_read_text does not follow a final symlink: read what resolved. */
-	fd = fw_open_resolve(dirfd, name, O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return fd;
-	{
-		struct stat st;
-		ssize_t got;
-
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)FW_TEXT_MAX ||
-		    st.st_size == 0) {
-			close(fd);
-			return -EINVAL;
-		}
-		b = malloc((size_t)st.st_size + 1);
-		if (!b) {
-			close(fd);
-			return -ENOMEM;
-		}
-		n = 0;
-		while (n < (size_t)st.st_size &&
-		       (got = read(fd, b + n, (size_t)st.st_size - n)) != 0) {
-			if (got < 0) {
-				if (errno == EINTR)
-					continue;
-				r = -errno;
-				free(b);
-				close(fd);
-				return r;
-			}
-			n += (size_t)got;
-		}
-		close(fd);
-	}
-	if (memchr(b, '\0', n)) {
-		free(b);
-		return -EINVAL;
-	}
-	*crlf = false;
-	o = b;
-	for (size_t i = 0; i < n; i++) {
-		if (b[i] == '\r' && i + 1 < n && b[i + 1] == '\n') {
-			*crlf = true;
-			continue;
-		}
-		*o++ = b[i];
-	}
-	*o = '\0';
-	*buf = b;
-	*len = (size_t)(o - b);
-	return 0;
-}
-
-/* "GPL-2.0-or-later" and "GPL-2.0-only" share one text. */
-static bool same_text(const char *a, const char *b)
-{
-	size_t la, lb;
-
-	if (strcmp(a, b) == 0)
-		return true;
-	la = strcspn(a, "+");
-	lb = strcspn(b, "+");
-	if (strlen(a) > 9 && strcmp(a + strlen(a) - 9, "-or-later") == 0)
-		la = strlen(a) - 9;
-	else if (strlen(a) > 5 && strcmp(a + strlen(a) - 5, "-only") == 0)
-		la = strlen(a) - 5;
-	if (strlen(b) > 9 && strcmp(b + strlen(b) - 9, "-or-later") == 0)
-		lb = strlen(b) - 9;
-	else if (strlen(b) > 5 && strcmp(b + strlen(b) - 5, "-only") == 0)
-		lb = strlen(b) - 5;
-	return la == lb && memcmp(a, b, la) == 0;
-}
-
-static int try_text(struct imp *im, struct idinfo *x, int dirfd, const char *dir, const char *name)
-{
-	char *path = fw_asprintf("%s%s", dir, name);
-	bool crlf = false;
-	int r;
-
-	if (!path)
-		return -ENOMEM;
-	r = fw_name_problem(path) ? -EINVAL : read_licence(dirfd, path, &x->text, &x->len, &crlf);
-	if (r == 0 && crlf)
-		r = strv_take(&im->rep->notes,
-			      fw_asprintf("licence text %s: CRLF line ends converted", fw_esc(path)));
-	free(path);
-	return r == -ENOMEM ? r : 0;
-}
-
-/* Find the text of every id in use: the licence files the map names for
- * it, then ID and ID.txt, at the top of SRC, in SRC/LICENSES/ and in each
- * --licence-dir; else, for an id an inline wording defines, the wording. */
-static int find_texts(struct imp *im)
-{
-	for (size_t i = 0; i < im->nids; i++) {
-		struct idinfo *x = &im->ids[i];
-		struct fw_strv names = { 0 };
-		int r = 0;
-
-		if (!x->used || strcmp(x->id, FW_IMPORT_REFUSED) == 0)
-			continue;
-		for (size_t k = 0; k < im->map.n && r == 0; k++)
-			if (strncmp(im->map.v[k].key, "file:", 5) == 0 &&
-			    same_text(im->map.v[k].expr, x->id) && !strv_has(&names, im->map.v[k].key + 5))
-				r = strv_take(&names, strdup(im->map.v[k].key + 5));
-		if (r == 0)
-			r = strv_take(&names, fw_asprintf("%s.txt", x->id));
-		if (r == 0)
-			r = strv_take(&names, strdup(x->id));
-		for (size_t k = 0; k < names.n && r == 0 && !x->text; k++) {
-			r = try_text(im, x, im->srcfd, "", names.v[k]);
-			if (r == 0 && !x->text)
-				r = try_text(im, x, im->srcfd, "LICENSES/", names.v[k]);
-			for (size_t j = 0; j < im->o->nlicence_dirs && r == 0 && !x->text; j++)
-				if (im->licfds[j] >= 0)
-					r = try_text(im, x, im->licfds[j], "", names.v[k]);
-		}
-		fw_strv_free(&names);
-		if (r < 0)
-			return r;
-		if (x->text)
-			continue;
-		/* An inline licence is its own text. */
-		for (size_t g = 0; g < im->w.nlicences && !x->text; g++) {
-			const struct fw_whence_licence *l = &im->w.licences[g];
-			size_t n = 0, cap = 0;
-			char *t = NULL;
-
-			if (!im->groups[g].inline_id || strcmp(im->groups[g].inline_id, x->id) != 0)
-				continue;
-			if (im->groups[g].wording &&
-			    strncmp(im->groups[g].wording, DEP5_WORDING, strlen(DEP5_WORDING)) == 0) {
-				const char *nm = im->groups[g].wording + strlen(DEP5_WORDING);
-
-				for (size_t k = 0; k < im->dep5.ntexts && !x->text; k++)
-					if (strcmp(im->dep5.names[k], nm) == 0) {
-						x->text = strdup(im->dep5.texts[k]);
-						if (!x->text)
-							return -ENOMEM;
-						x->len = strlen(x->text);
-					}
-				if (x->text)
-					break;
-			}
-			for (unsigned ln = l->text_line; ln <= im->groups[g].para_end; ln++) {
-				const char *s = im->lines[ln];
-				size_t len = im->lens[ln];
-
-				if (ln == l->text_line) {
-					s += 8;
-					len -= 8;
-					while (len && (*s == ' ' || *s == '\t'))
-						s++, len--;
-					if (!len)
-						continue;
-				}
-				if (add_line(&t, &n, &cap, s, len) < 0)
-					return -ENOMEM;
-			}
-			x->text = t;
-			x->len = n;
-		}
-	}
-	return 0;
-}
-
-/* The texts the report names as missing: of the ids a group with entries
- * left wanted (not those of a group whose files are all absent, nor again
- * those of a group refused already because the licence file its wording
- * names is missing, which is reported by that name). */
-static int report_no_text(struct imp *im)
-{
-	for (size_t i = 0; i < im->nids; i++) {
-		const struct idinfo *x = &im->ids[i];
-
-		if (x->wanted && !x->text &&
-		    strv_take(&im->rep->no_text,
-			      x->map ? fw_asprintf("%s (map: %s:%u)", x->id, im->map.path, x->map->line)
-				     : strdup(x->id)) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-struct notext_ctx {
-	struct imp *im;
-	bool missing;
-};
-
-static int notext_id(void *ctx, const char *id, size_t len)
-{
-	struct notext_ctx *c = ctx;
-
-	for (size_t i = 0; i < c->im->nids; i++)
-		if (strlen(c->im->ids[i].id) == len && memcmp(c->im->ids[i].id, id, len) == 0 &&
-		    !c->im->ids[i].text) {
-			c->missing = true;
-			c->im->ids[i].wanted = true;
-		}
-	return 0;
-}
-
-static int mark_used(void *ctx, const char *id, size_t len)
-{
-	struct imp *im = ctx;
-	struct idinfo *x;
-	int r = add_id(im, id, len, &x);
-
-	if (r == 0)
-		x->used = true;
-	return r;
-}
-
-/* ---- the WHENCE we write ---- */
-
-/* Plan the rewrite: presence of listed files, licence lines. */
-static int plan_whence(struct imp *im)
-{
-	struct fw_whence *w = &im->w;
-	const char *syn;
-	int r;
-
-	im->named = calloc(w->nentries + 1, sizeof(*im->named));
-	if (!im->named)
-		return -ENOMEM;
-	for (size_t i = 0; i < w->nentries; i++) {
-		struct fw_whence_entry *e = &w->entries[i];
-		struct stat st;
-		int fd;
-
-		if (e->kind == FW_E_LINK)
-			continue;
-		/* "Source: cis/" names a directory of sources, as the model reads it. */
-		if (e->kind == FW_E_SOURCE && strlen(e->name) > 1 && e->name[strlen(e->name) - 1] == '/')
-			e->name[strlen(e->name) - 1] = '\0';
-		if (name_refusal(e->name)) {
-			r = drop_entry(im, e, name_refusal(e->name));
-			if (r < 0)
-				return r;
-			continue;
-		}
-		fd = fw_open_resolve(im->srcfd, e->name, O_RDONLY | O_NONBLOCK);
-		if (fd >= 0 && fstat(fd, &st) == 0 &&
-		    (S_ISREG(st.st_mode) || (e->kind == FW_E_SOURCE && S_ISDIR(st.st_mode)))) {
-			char msg[128];
-
-			close(fd);
-			if (over_limit(e, S_ISREG(st.st_mode) && st.st_size == 0, msg, sizeof(msg))) {
-				r = drop_entry(im, e, msg);
-				if (r < 0)
-					return r;
-				continue;
-			}
-			im->named[i] = true;
-			if (e->flags & FW_E_UNQUOTED_SPACE) {
-				r = set_replace(im, e->line,
-						fw_asprintf("%s: \"%s\"", fw_entry_kind_name(e->kind), e->name));
-				if (r < 0)
-					return r;
-			}
-			continue;
-		}
-		if (fd >= 0)
-			close(fd);
-		r = strv_take(&im->rep->missing,
-			      fw_asprintf("WHENCE:%u: %s: %s%s", e->line, fw_entry_kind_name(e->kind),
-					  fw_esc(e->name),
-					  fd == -EXDEV ? " (a symlink out of the tree)" :
-					  fd == -ELOOP ? " (a symlink in its path)" :
-					  fd >= 0 ? " (not a regular file)" : ""));
-		if (r == 0)
-			r = drop_entry_as(im, e, fd == -EXDEV ? "symlink out of the tree, not imported" :
-						 "absent upstream", false);
-		if (r < 0)
-			return r;
-	}
-	/* Which groups have an entry left: one pass, not one per group. */
-	for (size_t i = 0; i < w->nentries; i++)
-		if (w->entries[i].licence && w->entries[i].licence <= w->nlicences &&
-		    !im->replace[w->entries[i].line])
-			im->groups[w->entries[i].licence - 1].left = true;
-	for (size_t g = 0; g < w->nlicences; g++) {
-		const struct fw_whence_licence *l = &w->licences[g];
-		struct group *gr = &im->groups[g];
-		bool left = gr->left;
-
-		/* A group none of whose entries is imported: its licence lines
-		 * become prose too, or the parser would join them to the
-		 * group before (consecutive licence lines share one group). */
-		if (!left) {
-			unsigned lns[2] = { l->text_line, l->spdx_line };
-
-			/* An upstream SPDX line may already be rewritten (its
-			 * '_' -> '-'): it becomes prose all the same, or it
-			 * would name a licence no blob uses and the policy lacks. */
-			if (l->spdx_line) {
-				free(im->replace[l->spdx_line]);
-				im->replace[l->spdx_line] = NULL;
-			}
-			for (int k = 0; k < 2; k++)
-				if (lns[k] && !im->replace[lns[k]] &&
-				    set_replace(im, lns[k],
-						fw_asprintf("# fwdist import: no entry left: %.*s",
-							    (int)im->lens[lns[k]], im->lines[lns[k]])) < 0)
-					return -ENOMEM;
-			continue;
-		}
-		if (!gr->refused && gr->wording && (gr->named = wording_file(gr->wording))) {
-			/* The wording names a file: the tree keeps it under that
-			 * name too, as upstream does, or the wording gives no terms. */
-			for (int k = -1; k < (int)im->o->nlicence_dirs && !gr->named_text; k++) {
-				int dfd = k < 0 ? im->srcfd : im->licfds[k];
-				bool crlf;
-
-				if (dfd >= 0 && !fw_name_problem(gr->named) &&
-				    !fw_name_reserved(gr->named))
-					r = read_licence(dfd, gr->named, &gr->named_text, &gr->named_len,
-							 &crlf);
-				if (r == -ENOMEM)
-					return r;
-			}
-			if (!gr->named_text) {
-				gr->refused = true;
-				gr->why = "its wording names a licence file that was not found";
-				char *m = fw_asprintf("%s (a licence file WHENCE names)",
-						      fw_esc(gr->named));
-
-				if (!m)
-					return -ENOMEM;
-				if (strv_has(&im->rep->no_text, m))
-					free(m);
-				else if (strv_take(&im->rep->no_text, m) < 0)
-					return -ENOMEM;
-			}
-		}
-		if (!gr->refused) {
-			struct notext_ctx c = { .im = im };
-
-			fw_spdx_eval(NULL, gr->expr, &(enum fw_category){ 0 }, notext_id, &c, &syn);
-			if (c.missing) {
-				gr->refused = true;
-				gr->why = "licence text not found";
-			}
-		}
-		if (gr->refused) {
-			char *note = fw_asprintf("# fwdist import: refused: %s%s%s", gr->why,
-						 l->spdx ? "; upstream: " : "",
-						 l->spdx ? l->spdx : "");
-
-			if (!note)
-				return -ENOMEM;
-			if (l->spdx_line) {
-				free(im->replace[l->spdx_line]);
-				im->replace[l->spdx_line] = NULL;
-			}
-			if (l->spdx_line)
-				r = set_replace(im, l->spdx_line,
-						strdup("SPDX-License-Identifier: " FW_IMPORT_REFUSED));
-			else
-				r = add_after(im, gr->para_end ? gr->para_end : l->text_line,
-					      "SPDX-License-Identifier: " FW_IMPORT_REFUSED);
-			if (r == 0)
-				r = add_after(im, l->spdx_line ? l->spdx_line :
-						  gr->para_end ? gr->para_end : l->text_line, note);
-			free(note);
-			if (r < 0)
-				return r;
-			r = mark_used(im, FW_IMPORT_REFUSED, strlen(FW_IMPORT_REFUSED));
-		} else {
-			r = fw_spdx_eval(NULL, gr->expr, &(enum fw_category){ 0 }, mark_used, im, &syn);
-			if (r == 0 && !l->spdx) {
-				char *line = fw_asprintf("SPDX-License-Identifier: %s", gr->expr);
-
-				r = line ? add_after(im, gr->para_end ? gr->para_end : l->text_line, line) :
-					   -ENOMEM;
-				free(line);
-			}
-		}
-		if (r < 0)
-			return r;
-	}
-	/* Entries with no licence line at all: refused, said at the block's end. */
-	for (size_t b = 0; b < w->nblocks; b++) {
-		const struct fw_whence_block *blk = &w->blocks[b];
-		unsigned last = 0;
-		bool none = false;
-
-		for (unsigned i = blk->first; i < blk->first + blk->count; i++) {
-			const struct fw_whence_entry *e = &w->entries[i];
-			unsigned l = e->line;
-
-			if (e->version_line > l)
-				l = e->version_line;
-			if (e->info_line > l)
-				l = e->info_line;
-			if (l > last)
-				last = l;
-			if (!e->licence && e->kind != FW_E_LINK && e->kind != FW_E_SOURCE)
-				none = true;
-		}
-		if (!none)
-			continue;
-		r = add_after(im, last, "SPDX-License-Identifier: " FW_IMPORT_REFUSED "\n"
-				  "# fwdist import: refused: no licence");
-		if (r == 0)
-			r = mark_used(im, FW_IMPORT_REFUSED, strlen(FW_IMPORT_REFUSED));
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int write_whence(struct imp *im)
-{
-	size_t cap = im->wlen + 4096, n = 0, ocap = 0;
-	char *out = malloc(cap);
-	int r;
-
-	if (!out)
-		return -ENOMEM;
-	im->norig = 1;
-	for (size_t ln = 1; ln <= im->nlines; ln++) {
-		size_t added = 1;
-
-		for (const char *a = im->after[ln]; a && *a; a++)
-			added += *a == '\n';
-		if (im->after[ln])
-			added++;
-		while (ocap < im->norig + added + 1) {
-			unsigned *no = realloc(im->orig, (ocap ? 2 * ocap : 1024) * sizeof(*no));
-
-			if (!no) {
-				free(out);
-				return -ENOMEM;
-			}
-			im->orig = no;
-			ocap = ocap ? 2 * ocap : 1024;
-		}
-		im->orig[im->norig++] = (unsigned)ln;
-		for (size_t k = 1; k < added; k++)
-			im->orig[im->norig++] = 0;
-		const char *s = im->replace[ln] ? im->replace[ln] : im->lines[ln];
-		size_t len = im->replace[ln] ? strlen(im->replace[ln]) : im->lens[ln];
-		size_t alen = im->after[ln] ? strlen(im->after[ln]) + 1 : 0;
-
-		while (n + len + alen + 2 > cap) {
-			char *no = realloc(out, cap * 2);
-
-			if (!no) {
-				free(out);
-				return -ENOMEM;
-			}
-			out = no;
-			cap *= 2;
-		}
-		memcpy(out + n, s, len);
-		n += len;
-		out[n++] = '\n';
-		if (alen) {
-			memcpy(out + n, im->after[ln], alen - 1);
-			n += alen - 1;
-			out[n++] = '\n';
-		}
-	}
-	r = fw_write_atomic(im->stagefd, FW_TREE_WHENCE, out, n, 0644);
-	free(out);
-	return r;
-}
-
-static int write_policy(struct imp *im)
-{
-	char **lines = calloc(im->nids + 1, sizeof(*lines));
-	size_t n = 0, total = 0;
-	char *buf, *p;
-	int r = 0;
-
-	if (!lines)
-		return -ENOMEM;
-	for (size_t i = 0; i < im->nids; i++) {
-		const struct idinfo *x = &im->ids[i];
-
-		if (!x->used)
-			continue;
-		if (strcmp(x->id, FW_IMPORT_REFUSED) == 0)
-			lines[n] = fw_asprintf("%-36s %-16s %s\n", x->id, "undistributable",
-					       "refused at import: licence not classified or text not found");
-		else if (x->text)
-			lines[n] = fw_asprintf("%-36s %-16s %s\n", x->id,
-					       fw_category_name(x->map->cat), x->map->reason);
-		else
-			continue;
-		if (!lines[n]) {
-			r = -ENOMEM;
-			goto out;
-		}
-		total += strlen(lines[n++]);
-	}
-	if (n > 1)
-		qsort(lines, n, sizeof(*lines), fw_strcmp_ptr);
-	buf = malloc(total + 256);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	p = buf + sprintf(buf, "# fwdist licence policy 1\n# Written by fwdist import from %s.\n",
-			  FW_TREE_LICMAP);
-	for (size_t i = 0; i < n; i++)
-		p = stpcpy(p, lines[i]);
-	r = fw_write_atomic(im->stagefd, FW_TREE_POLICY, buf, (size_t)(p - buf), 0644);
-	free(buf);
-out:
-	fw_free_strv(lines, n);
-	return r;
-}
-
-static const char refused_text[] =
-	"Refused at import by fwdist.\n"
-	"\n"
-	"The blobs under this identifier were listed by the upstream tree, but\n"
-	"their licence is not classified by manifests/licence-map, or its text\n"
-	"was not found. They are listed in WHENCE for the record and are neither\n"
-	"copied nor installed nor packaged until the licence is classified.\n";
-
-static int write_texts(struct imp *im)
-{
-	int r = fw_mkdirat(im->stagefd, FW_TREE_LICENSES, 0755);
-
-	if (r < 0 && r != -EEXIST)
-		return r;
-	for (size_t g = 0; g < im->w.nlicences; g++) {
-		const struct group *gr = &im->groups[g];
-		const char *leaf;
-		struct stat st;
-		int pfd;
-
-		if (gr->refused || !gr->named_text ||
-		    fstatat(im->stagefd, gr->named, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;
-		pfd = fw_open_parent(im->stagefd, gr->named, 1, &leaf);
-		if (pfd < 0)
-			return pfd;
-		r = fw_write_atomic(pfd, leaf, gr->named_text, gr->named_len, 0644);
-		if (pfd != im->stagefd)
-			close(pfd);
-		if (r < 0)
-			return r;
-	}
-	for (size_t i = 0; i < im->nids; i++) {
-		const struct idinfo *x = &im->ids[i];
-		char *path;
-
-		if (!x->used)
-			continue;
-		if (!x->text && strcmp(x->id, FW_IMPORT_REFUSED) != 0)
-			continue;
-		if (fw_name_problem(x->id) || strchr(x->id, '/'))
-			continue;
-		path = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, x->id);
-		if (!path)
-			return -ENOMEM;
-		r = x->text ? fw_write_atomic(im->stagefd, path, x->text, x->len, 0644) :
-			      fw_write_atomic(im->stagefd, path, refused_text, sizeof(refused_text) - 1,
-					      0644);
-		free(path);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* ---- copying ---- */
-
-struct pool {
-	struct job *jobs;
-	int srcfd, fwfd;
-	bool link;
-};
-
-static int copy_one(struct pool *p, struct job *j)
-{
-	char buf[1 << 17];
-	struct fw_sha256 h;
-	const char *leaf;
-	int in, out = -1, pfd, r;
-	struct stat st;
-	bool linked = false;
-
-	in = fw_open_resolve(p->srcfd, j->name, O_RDONLY | O_NONBLOCK);
-	if (in < 0)
-		return in;
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(in);
-		return -EINVAL;
-	}
-	pfd = fw_open_parent(p->fwfd, j->name, 1, &leaf);
-	if (pfd < 0) {
-		close(in);
-		return pfd;
-	}
-	if (p->link) {
-		char proc[64];
-
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
-		linked = linkat(AT_FDCWD, proc, pfd, leaf, AT_SYMLINK_FOLLOW) == 0;
-	}
-	if (!linked) {
-		out = openat(pfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (out < 0) {
-			r = -errno;
-			goto done;
-		}
-	}
-	r = fw_sha256_init(&h);
-	if (r < 0)
-		goto done;
-	j->size = 0;
-	for (;;) {
-		ssize_t got = read(in, buf, sizeof(buf));
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			r = -errno;
-			break;
-		}
-		if (got == 0)
-			break;
-		j->size += (uint64_t)got;
-		r = fw_sha256_update(&h, buf, (size_t)got);
-		if (r == 0 && out >= 0)
-			r = fw_write_all(out, buf, (size_t)got);
-		if (r < 0)
-			break;
-	}
-	if (r == 0)
-		r = fw_sha256_final(&h, j->sha256);
-	fw_sha256_free(&h);
-	if (r == 0 && out >= 0 && fchmod(out, 0644) < 0)
-		r = -errno;
-	j->linked = linked;
-done:
-	if (out >= 0)
-		close(out);
-	if (pfd != p->fwfd)
-		close(pfd);
-	close(in);
-	return r;
-}
-
-static void copy_job(void *arg, size_t i)
-{
-	struct pool *p = arg;
-
-	p->jobs[i].err = copy_one(p, &p->jobs[i]);
-}
-
-static bool listed_blob(const struct fw_tree *t, const char *dir, const char *leaf)
-{
-	char *name = fw_asprintf("%s/%s", dir, leaf);
-	const struct fw_name *x = name ? fw_tree_find(t, name) : NULL;
-
-	free(name);
-	return x && x->blob >= 0;
-}
-
-/* A Source: directory: its regular files and subdirectories, nothing followed. */
-static int copy_dir(int from, int to, const char *rel, struct imp *im, const struct fw_tree *t)
-{
-	char **names;
-	size_t n;
-	int r = fw_read_dir_sorted(from, &names, &n);
-
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n && r == 0; i++) {
-		struct stat st;
-
-		if (fstatat(from, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			r = -errno;
-		} else if (S_ISDIR(st.st_mode)) {
-			int a = openat(from, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), b;
-			char *sub = fw_asprintf("%s/%s", rel, names[i]);
-
-			r = fw_mkdirat(to, names[i], 0755);
-			if (r == -EEXIST)
-				r = 0;
-			b = openat(to, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (a < 0 || b < 0 || !sub)
-				r = r ? r : -EIO;
-			if (r == 0)
-				r = copy_dir(a, b, sub, im, t);
-			if (a >= 0)
-				close(a);
-			if (b >= 0)
-				close(b);
-			free(sub);
-		} else if (S_ISREG(st.st_mode) && listed_blob(t, rel, names[i])) {
-			continue; /* a blob: copied as one when it ships, else never */
-		} else if (S_ISREG(st.st_mode)) {
-			int a = openat(from, names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-			int b = openat(to, names[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				       0644);
-			char buf[1 << 16];
-			ssize_t got;
-
-			if (b < 0 && errno == EEXIST) {
-				/* Copied already, as a blob listed inside the source directory. */
-				if (a >= 0)
-					close(a);
-				continue;
-			}
-			if (a < 0 || b < 0)
-				r = -errno;
-			while (r == 0 && (got = read(a, buf, sizeof(buf))) != 0) {
-				if (got < 0 && errno == EINTR)
-					continue;
-				r = got < 0 ? -errno : fw_write_all(b, buf, (size_t)got);
-			}
-			if (r == 0 && fchmod(b, 0644) < 0)
-				r = -errno;
-			if (a >= 0)
-				close(a);
-			if (b >= 0)
-				close(b);
-		} else {
-			r = strv_take(&im->rep->notes,
-				      fw_asprintf("Source: %s/%s: not a regular file, not copied",
-						  fw_esc(rel), fw_esc(names[i])));
-		}
-	}
-	fw_free_strv(names, n);
-	return r;
-}
-
-/* ---- unlisted files ---- */
-
-static bool top_level_known(const char *name)
-{
-	static const char *const pre[] = { "LICENCE", "LICENSE", "GPL-", "LGPL-", "COPYING", "README",
-					   "NOTICE", "WHENCE", "Makefile", "MIT" };
-
-	for (size_t i = 0; i < FW_ARRAY_SIZE(pre); i++)
-		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
-			return true;
-	return strcmp(name, "LICENSES") == 0 || strstr(name, ".sh") || strstr(name, ".py");
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Why a link target cannot be written in a Link: line or read back, or NULL. */
-static const char *target_refusal(const char *t)
-{
-	for (const char *c = t; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			return "control character in the link target";
-		else if (*c == '\\' || *c == '"')
-			return "backslash or quote in the link target";
-	return fw_utf8_valid(t) ? NULL : "link target is not valid UTF-8";
-}
-
-/* What --no-whence leaves out by name (reported as not imported, not as
- * unlisted): a file or link whose name check refuses or a WHENCE line
- * cannot hold, a link whose target cannot be written. */
-static bool synth_refused(int dfd, const char *leaf, const char *path, const struct stat *st)
-{
-	char target[4096];
-	ssize_t k;
-
-	if (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode))
-		return false;
-	if (name_refusal(path) || strchr(path, '"'))
-		return true;
-	if (!S_ISLNK(st->st_mode))
-		return false;
-	k = readlinkat(dfd, leaf, target, sizeof(target) - 1);
-	target[k > 0 ? k : 0] = '\0';
-	return k > 0 && target_refusal(target);
-}
-
-static int walk_unlisted(struct imp *im, int dfd, const char *rel, char **listed, size_t nlisted,
-			 int depth)
-{
-	char **names;
-	size_t n;
-	int r;
-
-	if (depth > 64)
-		return 0;
-	r = fw_read_dir_sorted(dfd, &names, &n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n && r == 0; i++) {
-		char *path = *rel ? fw_asprintf("%s/%s", rel, names[i]) : strdup(names[i]);
-		struct stat st;
-
-		if (!path) {
-			r = -ENOMEM;
-			break;
-		}
-		if (names[i][0] == '.' || (!*rel && top_level_known(names[i])) ||
-		    fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			free(path);
-			continue;
-		}
-		/* Listed; or, in an installed tree, refused by name (reported
-		 * with why it was not imported). */
-		if (bsearch(&path, listed, nlisted, sizeof(*listed), cmp_str) ||
-		    (im->o->no_whence && synth_refused(dfd, names[i], path, &st))) {
-			free(path);
-			continue;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (sub >= 0) {
-				r = walk_unlisted(im, sub, path, listed, nlisted, depth + 1);
-				close(sub);
-			}
-		} else if (S_ISLNK(st.st_mode)) {
-			char target[4096];
-			ssize_t k = readlinkat(dfd, names[i], target, sizeof(target) - 1);
-
-			target[k < 0 ? 0 : k] = '\0';
-			r = strv_take(&im->rep->unlisted,
-				      fw_asprintf("%s -> %s (a symlink no Link: names%s)", fw_esc(path),
-						  fw_esc(target),
-						  target[0] == '/' ? "; out of the tree, not imported" : ""));
-		} else {
-			r = strv_take(&im->rep->unlisted, fw_asprintf("%s", fw_esc(path)));
-		}
-		free(path);
-	}
-	fw_free_strv(names, n);
-	return r;
-}
-
-static int report_unlisted(struct imp *im)
-{
-	char **listed = calloc(im->w.nentries + 1, sizeof(*listed));
-	size_t n = 0;
-	int r;
-
-	if (!listed)
-		return -ENOMEM;
-	for (size_t i = 0; i < im->w.nentries; i++)
-		listed[n++] = im->w.entries[i].name;
-	qsort(listed, n, sizeof(*listed), cmp_str);
-	r = walk_unlisted(im, im->srcfd, "", listed, n, 0);
-	free(listed);
-	return r;
-}
-
 /* ---- the model of what was built ---- */
-
-static const char *link_why(enum fw_link_state s)
-{
-	switch (s) {
-	case FW_LINK_OUTSIDE: return "link target leaves the tree";
-	case FW_LINK_MISSING: return "link target is not in the import";
-	case FW_LINK_LOOP: return "link loop";
-	case FW_LINK_BAD_NAME: return "unsafe link name";
-	case FW_LINK_TO_BROKEN: return "link to a link that leads nowhere";
-	case FW_LINK_TOO_DEEP: return "link chain longer than " "8";
-	default: return "link not importable";
-	}
-}
-
-/* Drop what the model of the written WHENCE rejects: bad links, second
- * listings, names fwdist cannot take. Returns how many were dropped. */
-/* The upstream entry a model entry (of the WHENCE written) stands for. */
-static const struct fw_whence_entry *upstream_entry(const struct imp *im,
-						    const struct fw_whence_entry *e)
-{
-	unsigned ln = e->line < im->norig ? im->orig[e->line] : 0;
-	size_t lo = 0, hi = im->w.nentries;
-
-	/* The parser keeps entries in line order: a binary search, so that
-	 * pruning 100,000 links is not 100,000 scans. */
-	while (ln && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (im->w.entries[mid].line == ln)
-			return &im->w.entries[mid];
-		if (im->w.entries[mid].line < ln)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static int prune(struct imp *im, const struct fw_tree *t)
-{
-	int n = 0, r;
-
-	for (size_t i = 0; i < t->nlinks; i++) {
-		const struct fw_link *l = &t->links[i];
-		const struct fw_whence_entry *ue = upstream_entry(im, l->e);
-
-		if (!ue || im->replace[ue->line])
-			continue;
-		if (l->duplicate)
-			r = drop_entry(im, ue, "listed twice");
-		else if (l->state != FW_LINK_OK)
-			r = drop_entry(im, ue, link_why(l->state));
-		else if (name_refusal(l->e->name))
-			r = drop_entry(im, ue, name_refusal(l->e->name));
-		else
-			continue;
-		if (r < 0)
-			return r;
-		n++;
-	}
-	for (size_t i = 0; i < t->nblobs; i++) {
-		const struct fw_blob *b = &t->blobs[i];
-		const struct fw_whence_entry *ue = b->duplicate ? upstream_entry(im, b->e) : NULL;
-
-		if (!ue || im->replace[ue->line])
-			continue;
-		r = drop_entry(im, ue, "listed twice");
-		if (r < 0)
-			return r;
-		n++;
-	}
-	return n;
-}
 
 /* The model of the stage; what its parsers say goes to d, or is dropped
  * (NULL) while the plan is still being pruned. */
@@ -1781,134 +102,6 @@ static int load_stage(struct imp *im, struct fw_tree *t)
 	return load_stage_diag(im, t, NULL);
 }
 
-/* ---- --debian-copyright: which binary package ships each file ---- */
-
-/* Debian's firmware packages list every file they ship in their AppStream
- * metainfo (usr/share/metainfo/PACKAGE.metainfo.xml, one <firmware
- * type="runtime">NAME</firmware> each): in an unpacked root that is the one
- * record of which package a file came from. */
-struct owner {
-	char *name;
-	const char *pkg; /* into owners.pkgs */
-};
-
-struct owners {
-	struct owner *v;
-	size_t n, cap;
-	struct fw_strv pkgs;
-};
-
-static int cmp_owner(const void *a, const void *b)
-{
-	return strcmp(((const struct owner *)a)->name, ((const struct owner *)b)->name);
-}
-
-/* The text of an XML element, its five predefined entities decoded. */
-static char *xml_text(const char *s, size_t n)
-{
-	static const struct { const char *ent; char c; } ents[] = {
-		{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' }, { "&apos;", '\'' },
-	};
-	char *out = malloc(n + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n;) {
-		size_t k = 0;
-
-		if (s[i] == '&')
-			for (; k < FW_ARRAY_SIZE(ents); k++)
-				if (n - i >= strlen(ents[k].ent) && !memcmp(s + i, ents[k].ent, strlen(ents[k].ent)))
-					break;
-		if (s[i] == '&' && k < FW_ARRAY_SIZE(ents)) {
-			*o++ = ents[k].c;
-			i += strlen(ents[k].ent);
-		} else {
-			*o++ = s[i++];
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-static int owners_load(struct owners *ow, int rootfd)
-{
-	static const char open_tag[] = "<firmware type=\"runtime\">", close_tag[] = "</firmware>";
-	int mfd = fw_open_beneath(rootfd, "usr/share/metainfo", O_RDONLY | O_DIRECTORY, 0);
-	char **names;
-	size_t nn;
-	int r;
-
-	if (mfd < 0)
-		return mfd == -ENOENT ? 0 : mfd;
-	r = fw_read_dir_sorted(mfd, &names, &nn);
-	for (size_t i = 0; r == 0 && i < nn; i++) {
-		size_t len, sl = strlen(".metainfo.xml"), nl = strlen(names[i]);
-		char *buf = NULL, *pkg;
-		const char *p, *e;
-
-		if (nl <= sl || strcmp(names[i] + nl - sl, ".metainfo.xml") != 0 ||
-		    fw_read_text(mfd, names[i], &buf, &len) < 0)
-			continue;
-		pkg = fw_strndup(names[i], nl - sl);
-		r = pkg ? strv_take(&ow->pkgs, pkg) : -ENOMEM;
-		for (p = buf; r == 0 && (p = strstr(p, open_tag)); p = e) {
-			p += strlen(open_tag);
-			e = strstr(p, close_tag);
-			if (!e)
-				break;
-			if (fw_grow(&ow->v, &ow->cap, ow->n, sizeof(*ow->v)) < 0 ||
-			    !(ow->v[ow->n].name = xml_text(p, (size_t)(e - p)))) {
-				r = -ENOMEM;
-				break;
-			}
-			ow->v[ow->n++].pkg = ow->pkgs.v[ow->pkgs.n - 1];
-		}
-		free(buf);
-	}
-	fw_free_strv(names, nn);
-	close(mfd);
-	if (r == 0 && ow->n > 1)
-		qsort(ow->v, ow->n, sizeof(*ow->v), cmp_owner);
-	return r;
-}
-
-static void owners_free(struct owners *ow)
-{
-	for (size_t i = 0; i < ow->n; i++)
-		free(ow->v[i].name);
-	free(ow->v);
-	fw_strv_free(&ow->pkgs);
-}
-
-/* An entry for name (entries for one name are adjacent), or NULL. */
-static const struct owner *find_owner(const struct owners *ow, const char *name)
-{
-	struct owner key = { .name = (char *)name };
-
-	return ow->n ? bsearch(&key, ow->v, ow->n, sizeof(key), cmp_owner) : NULL;
-}
-
-static const char *owner_of(const struct owners *ow, const char *name)
-{
-	const struct owner *o = find_owner(ow, name);
-
-	return o ? o->pkg : NULL;
-}
-
-/* Does pkg's metainfo list name (of the packages that list it, any)? */
-static bool owned_by(const struct owners *ow, const char *name, const char *pkg)
-{
-	const struct owner *o = find_owner(ow, name);
-
-	while (o && o > ow->v && strcmp(o[-1].name, name) == 0)
-		o--;
-	for (; o && o < ow->v + ow->n && strcmp(o->name, name) == 0; o++)
-		if (strcmp(o->pkg, pkg) == 0)
-			return true;
-	return false;
-}
-
 static int job_cmp_name(const void *key, const void *elem)
 {
 	return strcmp(key, ((const struct job *)elem)->name);
@@ -1916,7 +109,7 @@ static int job_cmp_name(const void *key, const void *elem)
 
 /* A split selector for a name or a directory: path: with the glob
  * characters escaped and blanks as '?' (the split's fields are blank-separated). */
-static void put_path(char *buf, size_t *n, const char *name, size_t len)
+void imp_put_path(char *buf, size_t *n, const char *name, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		char c = name[i];
@@ -1931,156 +124,6 @@ static void put_path(char *buf, size_t *n, const char *name, size_t len)
 	}
 }
 
-static int cmp_job_index(const void *a, const void *b, void *arg)
-{
-	const struct job *jobs = arg;
-
-	return strcmp(jobs[*(const size_t *)a].name, jobs[*(const size_t *)b].name);
-}
-
-static bool same_pkg(const char *a, const char *b)
-{
-	return a && b ? strcmp(a, b) == 0 : a == b;
-}
-
-static int cmp_job_pkg(const void *a, const void *b, void *arg)
-{
-	const char *const *pkg = arg;
-	const char *x = pkg[*(const size_t *)a], *y = pkg[*(const size_t *)b];
-
-	if (!x || !y)
-		return (x != NULL) - (y != NULL);
-	return strcmp(x, y);
-}
-
-/* The package lines of a Debian root: each file goes to the package whose
- * metainfo lists it (files none lists, to firmware-free or firmware-nonfree
- * by category); a directory whose every blob goes to one package is one
- * line (a glob of everything below it), else a line per file. Empty
- * blobs have their own lines. */
-static int debian_split(struct imp *im, const struct job *jobs, size_t njobs, char **bufp,
-			size_t *np, size_t *capp)
-{
-	struct owners ow = { 0 };
-	const char **pkg = calloc(njobs + 1, sizeof(*pkg));
-	bool *main_ok = NULL;
-	size_t *order = NULL, *seg = NULL, *packed = NULL, npacked = 0;
-	int r = owners_load(&ow, im->rootfd >= 0 ? im->rootfd : im->srcfd);
-
-	if (!pkg)
-		r = -ENOMEM;
-	for (size_t i = 0; r == 0 && i < njobs; i++) {
-		const struct job *j = &jobs[i];
-
-		if (!j->is_blob || j->err || (j->cat != FW_CAT_FREE && j->cat != FW_CAT_NONFREE))
-			continue;
-		pkg[i] = owner_of(&ow, j->name);
-		if (!pkg[i])
-			pkg[i] = j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree";
-	}
-	/* A package with a non-free blob cannot be in main: the jobs sorted
-	 * by package, each package's run looked at once. */
-	main_ok = calloc(njobs + 1, sizeof(*main_ok));
-	order = malloc((njobs + 1) * sizeof(*order));
-	seg = calloc(njobs + 1, sizeof(*seg));
-	packed = malloc((njobs + 1) * sizeof(*packed));
-	if (r == 0 && (!main_ok || !order || !seg || !packed))
-		r = -ENOMEM;
-	for (size_t i = 0; r == 0 && i < njobs; i++)
-		order[i] = i;
-	if (r == 0 && njobs > 1)
-		qsort_r(order, njobs, sizeof(*order), cmp_job_pkg, pkg);
-	for (size_t a = 0, b; r == 0 && a < njobs; a = b) {
-		bool all_free = true;
-
-		for (b = a; b < njobs && same_pkg(pkg[order[a]], pkg[order[b]]); b++)
-			all_free &= jobs[order[b]].cat == FW_CAT_FREE;
-		for (size_t k = a; k < b; k++)
-			main_ok[order[k]] = pkg[order[k]] && all_free;
-	}
-	/* In name order, so that the files of a directory are together. */
-	for (size_t i = 0; r == 0 && i < njobs; i++)
-		order[i] = i;
-	if (r == 0 && njobs > 1)
-		qsort_r(order, njobs, sizeof(*order), cmp_job_index, (void *)jobs);
-	/* The packaged ones alone, in that order, each with the number of
-	 * package changes before it: a directory (a run of names) holds one
-	 * package's blobs alone when the count is the same at both its ends. */
-	for (size_t oi = 0; r == 0 && oi < njobs; oi++)
-		if (pkg[order[oi]]) {
-			seg[npacked] = npacked && !same_pkg(pkg[packed[npacked - 1]], pkg[order[oi]]) ?
-				       seg[npacked - 1] + 1 : npacked ? seg[npacked - 1] : 0;
-			packed[npacked++] = order[oi];
-		}
-	for (size_t oi = 0; r == 0 && oi < njobs; oi++) {
-		size_t i = order[oi];
-		const char *name = jobs[i].name, *cut = NULL;
-		size_t need;
-
-		if (!pkg[i] || jobs[i].size == 0)
-			continue;
-		/* The widest directory above it that only this package's
-		 * blobs (or nothing packaged) fill. */
-		for (const char *sl = strchr(name, '/'); sl && !cut; sl = strchr(sl + 1, '/')) {
-			size_t dl = (size_t)(sl - name) + 1, lo = 0, hi = npacked, first, last;
-
-			/* The run of packaged names below this directory. */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (strncmp(jobs[packed[mid]].name, name, dl) < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			first = lo;
-			hi = npacked;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (strncmp(jobs[packed[mid]].name, name, dl) <= 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			last = lo; /* > first: name itself is in it */
-			if (seg[first] == seg[last - 1])
-				cut = sl;
-		}
-		need = 3 * strlen(name) + 100;
-		while (*np + need > *capp) {
-			char *nb = realloc(*bufp, *capp * 2);
-
-			if (!nb) {
-				r = -ENOMEM;
-				break;
-			}
-			*bufp = nb;
-			*capp *= 2;
-		}
-		if (r < 0)
-			break;
-		*np += (size_t)sprintf(*bufp + *np, "%-19s %-19s path:", pkg[i],
-				       main_ok[i] ? "main" : "non-free-firmware");
-		put_path(*bufp, np, name, cut ? (size_t)(cut - name) + 1 : strlen(name));
-		if (cut)
-			(*bufp)[(*np)++] = '*';
-		(*bufp)[(*np)++] = '\n';
-		/* Skip the rest of that directory: one line takes it. */
-		if (cut)
-			while (oi + 1 < njobs &&
-			       !strncmp(jobs[order[oi + 1]].name, name, (size_t)(cut - name) + 1))
-				oi++;
-	}
-	free(order);
-	free(seg);
-	free(packed);
-	free(main_ok);
-	free(pkg);
-	owners_free(&ow);
-	return r;
-}
-
 /* Append a split line for one file to the growable buf: its package by
  * category, empty:yes for an empty blob (upstream ships it; the kernel
  * refuses it: the split says so). */
@@ -2088,19 +131,14 @@ static int split_file_line(char **buf, size_t *n, size_t *cap, const struct job 
 {
 	size_t need = 3 * strlen(j->name) + 100;
 
-	while (*n + need > *cap) {
-		char *nb = realloc(*buf, *cap * 2);
-
-		if (!nb)
+	while (*n + need > *cap)
+		if (fw_grow(buf, cap, *cap, 1) < 0)
 			return -ENOMEM;
-		*buf = nb;
-		*cap *= 2;
-	}
 	*n += (size_t)sprintf(*buf + *n, "%-19s %-19s %spath:",
 			      j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree",
 			      j->cat == FW_CAT_FREE ? "main" : "non-free-firmware",
 			      j->size == 0 ? "empty:yes " : "");
-	put_path(*buf, n, j->name, strlen(j->name));
+	imp_put_path(*buf, n, j->name, strlen(j->name));
 	(*buf)[(*n)++] = '\n';
 	return 0;
 }
@@ -2108,7 +146,7 @@ static int split_file_line(char **buf, size_t *n, size_t *cap, const struct job 
 static int note_empty(struct imp *im, const struct job *j)
 {
 	im->rep->empty++;
-	return strv_take(&im->rep->notes,
+	return imp_strv_take(&im->rep->notes,
 			 fw_asprintf("%s: empty blob, shipped as upstream ships it (empty:yes in %s)",
 				     fw_esc(j->name), FW_TREE_SPLIT));
 }
@@ -2134,7 +172,7 @@ static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 	n = (size_t)sprintf(buf, "%s\n", FW_SPLIT_HEADER);
 	if (im->o->debian_copyright) {
 		/* Each binary package found is a package of the split. */
-		r = debian_split(im, jobs, njobs, &buf, &n, &cap);
+		r = imp_debian_split(im, jobs, njobs, &buf, &n, &cap);
 		if (r < 0) {
 			free(buf);
 			return r;
@@ -2199,7 +237,7 @@ static int cover_uncovered(struct imp *im, const struct job *jobs, size_t njobs)
 		}
 		r = split_file_line(&buf, &n, &cap, j);
 		if (r == 0)
-			r = strv_take(&im->rep->uncovered,
+			r = imp_strv_take(&im->rep->uncovered,
 				      fw_asprintf("%s: a line added for it (%s)", fw_esc(j->name),
 						  j->cat == FW_CAT_FREE ? "firmware-free" : "firmware-nonfree"));
 		if (r == 0 && j->size == 0)
@@ -2334,11 +372,11 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 				}
 			}
 			if (from)
-				r = strv_take(c, fw_asprintf("%s: renamed %s -> %s",
+				r = imp_strv_take(c, fw_asprintf("%s: renamed %s -> %s",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(from->e->name), fw_esc(b->e->name)));
 			else
-				r = strv_take(c, fw_asprintf("%s: new %s (%s)",
+				r = imp_strv_take(c, fw_asprintf("%s: new %s (%s)",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(b->e->name), fw_category_name(b->cat)));
 			continue;
@@ -2350,15 +388,15 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 			const char *ns = b->lic ? b->lic->spdx : "(none)";
 
 			if (j && s && (s->size != j->size || memcmp(s->sha256, j->sha256, FW_SHA256_LEN)))
-				r = strv_take(c, fw_asprintf("%s: changed %s (digest)",
+				r = imp_strv_take(c, fw_asprintf("%s: changed %s (digest)",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(b->e->name)));
 			if (r == 0 && strcmp(os, ns) != 0)
-				r = strv_take(c, fw_asprintf("%s: licence of %s: %s -> %s",
+				r = imp_strv_take(c, fw_asprintf("%s: licence of %s: %s -> %s",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(b->e->name), fw_esc(os), fw_esc(ns)));
 			if (r == 0 && ob->cat != b->cat)
-				r = strv_take(c, fw_asprintf("%s: category of %s: %s -> %s",
+				r = imp_strv_take(c, fw_asprintf("%s: category of %s: %s -> %s",
 							     driver_word(b->driver, w, sizeof(w)),
 							     fw_esc(b->e->name), fw_category_name(ob->cat),
 							     fw_category_name(b->cat)));
@@ -2372,7 +410,7 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 			continue;
 		nx = fw_tree_find(t, ob->e->name);
 		if (!nx || nx->blob < 0)
-			r = strv_take(c, fw_asprintf("%s: removed %s",
+			r = imp_strv_take(c, fw_asprintf("%s: removed %s",
 						     driver_word(ob->driver, w, sizeof(w)),
 						     fw_esc(ob->e->name)));
 	}
@@ -2380,992 +418,7 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 	free(gone);
 	free(next);
 	if (r == 0 && c->n > 1)
-		qsort(c->v, c->n, sizeof(*c->v), cmp_str);
-	return r;
-}
-
-/* ---- --debian-copyright: DEP-5 copyright files of unpacked packages ---- */
-
-static void dep5_free(struct dep5 *d)
-{
-	for (size_t i = 0; i < d->nfiles; i++) {
-		for (size_t k = 0; k < d->files[i].n; k++) {
-			fw_free_strv(d->files[i].paras[k].globs, d->files[i].paras[k].nglobs);
-			free(d->files[i].paras[k].licence);
-		}
-		free(d->files[i].paras);
-	}
-	free(d->files);
-	fw_free_strv(d->names, d->ntexts);
-	fw_free_strv(d->texts, d->ntexts);
-	memset(d, 0, sizeof(*d));
-}
-
-static int dep5_add_text(struct dep5 *d, const char *name, const char *body)
-{
-	size_t cap = d->cap_texts;
-
-	if (!*body)
-		return 0;
-	for (size_t i = 0; i < d->ntexts; i++)
-		if (strcmp(d->names[i], name) == 0)
-			return 0; /* the first text of a name stands */
-	if (fw_grow(&d->names, &cap, d->ntexts, sizeof(*d->names)) < 0)
-		return -ENOMEM;
-	cap = d->cap_texts;
-	if (fw_grow(&d->texts, &d->cap_texts, d->ntexts, sizeof(*d->texts)) < 0)
-		return -ENOMEM;
-	d->names[d->ntexts] = strdup(name);
-	d->texts[d->ntexts] = strdup(body);
-	if (!d->names[d->ntexts] || !d->texts[d->ntexts])
-		return -ENOMEM;
-	d->ntexts++;
-	(void)cap;
-	return 0;
-}
-
-/* One copyright file: paragraphs of "Field: value" lines with continuation
- * lines (a leading blank; " ." is an empty line), separated by blank lines. */
-static int dep5_end_para(struct dep5 *d, struct dep5_file *f, char **files, char **lic,
-			 char **body)
-{
-	int r = 0;
-
-	if (*files && *lic) {
-		struct dep5_para para = { 0 };
-		size_t cap = 0;
-		char *s2 = NULL;
-
-		for (char *g = strtok_r(*files, " \t", &s2); g && r == 0; g = strtok_r(NULL, " \t", &s2)) {
-			if (fw_grow(&para.globs, &cap, para.nglobs, sizeof(char *)) < 0 ||
-			    !(para.globs[para.nglobs] = strdup(g)))
-				r = -ENOMEM;
-			else
-				para.nglobs++;
-		}
-		para.licence = strdup(*lic);
-		if (r == 0 && para.licence && fw_grow(&f->paras, &f->cap, f->n, sizeof(*f->paras)) == 0) {
-			f->paras[f->n++] = para;
-		} else {
-			fw_free_strv(para.globs, para.nglobs);
-			free(para.licence);
-			r = -ENOMEM;
-		}
-	}
-	if (r == 0 && *lic && *body)
-		r = dep5_add_text(d, *lic, *body);
-	free(*files);
-	free(*lic);
-	free(*body);
-	*files = *lic = *body = NULL;
-	return r;
-}
-
-/* One copyright file: paragraphs of "Field: value" lines with continuation
- * lines (a leading blank; " ." is an empty line), separated by blank lines. */
-static int dep5_parse(struct dep5 *d, const char *buf, size_t len)
-{
-	struct dep5_file *f;
-	struct fw_lines it;
-	const char *ls, *le;
-	char *files = NULL, *lic = NULL, *body = NULL;
-	size_t blen = 0;
-	enum { NONE, FILES, LICENSE, OTHER } field = NONE;
-	int r = 0;
-
-	f = realloc(d->files, (d->nfiles + 1) * sizeof(*d->files));
-	if (!f)
-		return -ENOMEM;
-	d->files = f;
-	f = &d->files[d->nfiles++];
-	memset(f, 0, sizeof(*f));
-	fw_lines_init(&it, buf, len);
-	while (r == 0 && fw_lines_next(&it, &ls, &le)) {
-		const char *q = ls;
-
-		while (q < le && (*q == ' ' || *q == '\t'))
-			q++;
-		if (q == le) {
-			r = dep5_end_para(d, f, &files, &lic, &body);
-			blen = 0;
-			field = NONE;
-			continue;
-		}
-		if (q > ls) {
-			size_t vl = (le - q == 1 && *q == '.') ? 0 : (size_t)(le - q);
-
-			if (field == FILES) {
-				char *n = fw_asprintf("%s %.*s", files, (int)vl, q);
-
-				free(files);
-				files = n;
-				if (!n)
-					r = -ENOMEM;
-			} else if (field == LICENSE) {
-				char *n = realloc(body, blen + vl + 2);
-
-				if (!n) {
-					r = -ENOMEM;
-					continue;
-				}
-				memcpy(n + blen, q, vl);
-				blen += vl;
-				n[blen++] = '\n';
-				n[blen] = '\0';
-				body = n;
-			}
-			continue;
-		}
-		if (le - ls >= 6 && memcmp(ls, "Files:", 6) == 0) {
-			field = FILES;
-			free(files);
-			files = fw_strndup(ls + 6, (size_t)(le - ls - 6));
-			if (!files)
-				r = -ENOMEM;
-		} else if (le - ls >= 8 && memcmp(ls, "License:", 8) == 0) {
-			const char *v = ls + 8;
-
-			while (v < le && (*v == ' ' || *v == '\t'))
-				v++;
-			field = LICENSE;
-			free(lic);
-			free(body);
-			lic = fw_strndup(v, (size_t)(le - v));
-			body = strdup("");
-			blen = 0;
-			if (!lic || !body)
-				r = -ENOMEM;
-		} else {
-			field = OTHER;
-		}
-	}
-	if (r == 0)
-		r = dep5_end_para(d, f, &files, &lic, &body);
-	free(files);
-	free(lic);
-	free(body);
-	return r;
-}
-
-/* usr/share/doc/<package>/copyright of every package unpacked in root. */
-static int dep5_load(struct dep5 *d, int rootfd, struct fw_strv *pkgs)
-{
-	int docfd = fw_open_beneath(rootfd, "usr/share/doc", O_RDONLY | O_DIRECTORY, 0);
-	char **names;
-	size_t n;
-	int r;
-
-	if (docfd < 0)
-		return docfd == -ENOENT ? 0 : docfd;
-	r = fw_read_dir_sorted(docfd, &names, &n);
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		char *path = fw_asprintf("%s/copyright", names[i]), *buf = NULL;
-		size_t len;
-
-		if (!path) {
-			r = -ENOMEM;
-			break;
-		}
-		if (fw_read_text(docfd, path, &buf, &len) == 0 && strstr(buf, "Files:")) {
-			r = strv_take(pkgs, strdup(names[i]));
-			if (r == 0)
-				r = dep5_parse(d, buf, len);
-			if (r == 0)
-				d->files[d->nfiles - 1].pkg = pkgs->v[pkgs->n - 1];
-		}
-		free(buf);
-		free(path);
-	}
-	fw_free_strv(names, n);
-	close(docfd);
-	return r;
-}
-
-/* The licence DEP-5 gives a file: in each copyright file the last
- * paragraph that matches wins (DEP-5's rule); across packages, the first
- * match more specific than "*". A copyright file speaks only for what its
- * package ships: where the packages' metainfo says which ship the file,
- * the others' copyright files are not asked (firmware-sof-signed's
- * "Files: *" must not give s5p-mfc.fw its licence). A file no metainfo
- * lists that only the "Files: *" of several packages match, with other
- * licences, is not guessed (firmware-sof-signed's or firmware-zd1211's?).
- * NULL if none. */
-static const char *dep5_licence(const struct dep5 *d, const struct owners *ow, const char *name)
-{
-	const char *any = NULL;
-	bool claimed = owner_of(ow, name) != NULL, ambiguous = false;
-
-	for (size_t i = 0; i < d->nfiles; i++) {
-		const struct dep5_file *f = &d->files[i];
-		const struct dep5_para *last = NULL;
-		bool star = false;
-
-		if (claimed && !(f->pkg && owned_by(ow, name, f->pkg)))
-			continue;
-
-		for (size_t k = 0; k < f->n; k++)
-			for (size_t g = 0; g < f->paras[k].nglobs; g++)
-				if (fnmatch(f->paras[k].globs[g], name, 0) == 0) {
-					last = &f->paras[k];
-					star = strcmp(f->paras[k].globs[g], "*") == 0;
-				}
-		if (last && !star)
-			return last->licence;
-		if (last && any && strcmp(any, last->licence) != 0)
-			ambiguous = true;
-		if (last && !any)
-			any = last->licence;
-	}
-	return ambiguous ? NULL : any;
-}
-
-/* ---- --no-whence: a WHENCE for an installed tree ---- */
-
-struct synth {
-	char *buf;
-	size_t n, cap;
-};
-
-static int synth_add(struct synth *s, const char *text)
-{
-	size_t len = strlen(text);
-
-	while (s->n + len + 1 > s->cap) {
-		size_t nc = s->cap ? 2 * s->cap : 65536;
-		char *nb = realloc(s->buf, nc);
-
-		if (!nb)
-			return -ENOMEM;
-		s->buf = nb;
-		s->cap = nc;
-	}
-	memcpy(s->buf + s->n, text, len + 1);
-	s->n += len;
-	return 0;
-}
-
-static bool needs_quotes(const char *name)
-{
-	return strpbrk(name, " \t\"") != NULL;
-}
-
-static int synth_walk(struct synth *files, struct synth *links, struct fw_strv *names_out, int dfd,
-		      const char *rel, int depth, struct fw_strv *refused)
-{
-	char **names;
-	size_t n;
-	int r;
-
-	if (depth > 64)
-		return 0;
-	r = fw_read_dir_sorted(dfd, &names, &n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n && r == 0; i++) {
-		char *path = *rel ? fw_asprintf("%s/%s", rel, names[i]) : strdup(names[i]);
-		struct stat st;
-		char *line = NULL;
-
-		if (!path) {
-			r = -ENOMEM;
-			break;
-		}
-		if (names[i][0] == '.' || fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			free(path);
-			continue;
-		}
-		/* A name check refuses (or one a WHENCE line cannot hold: a
-		 * quote) is reported and left out; the rest imports. */
-		if (!S_ISDIR(st.st_mode) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && refused &&
-		    (name_refusal(path) || strchr(path, '"'))) {
-			r = strv_take(refused, fw_asprintf("%s: %s: %s",
-							   S_ISLNK(st.st_mode) ? "Link" : "File",
-							   fw_esc(path), name_refusal(path) ?
-							   name_refusal(path) : "quote in name"));
-			free(path);
-			continue;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (sub >= 0) {
-				r = synth_walk(files, links, names_out, sub, path, depth + 1, refused);
-				close(sub);
-			}
-		} else if (S_ISREG(st.st_mode) && names_out) {
-			r = strv_take(names_out, strdup(path));
-		} else if (S_ISREG(st.st_mode)) {
-			line = fw_asprintf(needs_quotes(path) ? "File: \"%s\"\n" : "File: %s\n", path);
-			r = line ? synth_add(files, line) : -ENOMEM;
-		} else if (S_ISLNK(st.st_mode)) {
-			char target[4096];
-			ssize_t k = readlinkat(dfd, names[i], target, sizeof(target) - 1);
-
-			target[k > 0 ? k : 0] = '\0';
-			if (k > 0 && target_refusal(target)) {
-				r = strv_take(refused, fw_asprintf("Link: %s -> %s: %s", fw_esc(path),
-								   fw_esc(target), target_refusal(target)));
-			} else if (k > 0) {
-				line = fw_asprintf(needs_quotes(path) || needs_quotes(target) ?
-							   "Link: \"%s\" -> \"%s\"\n" : "Link: %s -> %s\n",
-						   path, target);
-				r = line ? synth_add(links, line) : -ENOMEM;
-			}
-		}
-		free(line);
-		free(path);
-	}
-	fw_free_strv(names, n);
-	return r;
-}
-
-struct lic_name {
-	const char *lic; /* DEP-5 licence, NULL none */
-	const char *name;
-};
-
-static int cmp_lic_name(const void *a, const void *b)
-{
-	const struct lic_name *x = a, *y = b;
-
-	/* By licence, files without one last; then by name. */
-	if (!x->lic != !y->lic)
-		return x->lic ? -1 : 1;
-	if (x->lic && strcmp(x->lic, y->lic))
-		return strcmp(x->lic, y->lic);
-	return strcmp(x->name, y->name);
-}
-
-static bool same_lic(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-#define SYNTH_SEP "--------------------------------------------------------------------------\n\n"
-#define SYNTH_UNKNOWN "Licence: " FW_IMPORT_INSTALLED_WORDING "\n\n"
-
-/* Every regular file a File:, every symlink a Link:. Without DEP-5 files,
- * in one block whose licence is the wording SYNTH_UNKNOWN (the map decides
- * what it is); with them, one block per licence DEP-5 assigns, worded
- * "Debian copyright: NAME" (again for the map to classify). */
-static int synth_whence(struct imp *im)
-{
-	struct synth f = { 0 }, l = { 0 }, all = { 0 };
-	struct fw_strv names = { 0 };
-	bool dep5 = im->o->debian_copyright;
-	int r = synth_walk(&f, &l, dep5 ? &names : NULL, im->srcfd, "", 0, &im->rep->dropped);
-
-	if (r == 0)
-		r = synth_add(&all, "Imported by fwdist import --no-whence from an installed tree.\n\n" SYNTH_SEP);
-	if (r == 0 && dep5) {
-		struct lic_name *v = calloc(names.n + 1, sizeof(*v));
-		const char *cur = NULL;
-		struct owners ow = { 0 };
-
-		if (!v)
-			r = -ENOMEM;
-		if (r == 0)
-			r = owners_load(&ow, im->rootfd >= 0 ? im->rootfd : im->srcfd);
-		for (size_t i = 0; r == 0 && i < names.n; i++)
-			v[i] = (struct lic_name){ dep5_licence(&im->dep5, &ow, names.v[i]), names.v[i] };
-		if (r == 0 && names.n > 1)
-			qsort(v, names.n, sizeof(*v), cmp_lic_name);
-		for (size_t i = 0; r == 0 && i < names.n; i++) {
-			char *line;
-
-			if (i == 0 || !same_lic(v[i].lic, cur)) {
-				if (i > 0)
-					r = synth_add(&all, "");
-				cur = v[i].lic;
-				line = cur ? fw_asprintf("Driver: debian - files Debian's copyright gives %s\n\n", cur) :
-					     strdup("Driver: installed - files no copyright file covers\n\n");
-				if (r == 0)
-					r = line ? synth_add(&all, line) : -ENOMEM;
-				free(line);
-			}
-			line = fw_asprintf(needs_quotes(v[i].name) ? "File: \"%s\"\n" : "File: %s\n", v[i].name);
-			r = r ? r : line ? synth_add(&all, line) : -ENOMEM;
-			free(line);
-			if (r == 0 && (i + 1 == names.n || !same_lic(v[i + 1].lic, cur))) {
-				line = cur ? fw_asprintf("\nLicence: " DEP5_WORDING "%s\n\n" SYNTH_SEP, cur) :
-					     strdup("\n" SYNTH_UNKNOWN SYNTH_SEP);
-				r = line ? synth_add(&all, line) : -ENOMEM;
-				free(line);
-			}
-		}
-		free(v);
-		owners_free(&ow);
-		if (r == 0 && l.buf)
-			r = synth_add(&all, "Driver: links - the symlinks of the installed tree\n\n");
-		if (r == 0 && l.buf)
-			r = synth_add(&all, l.buf);
-		if (r == 0 && l.buf)
-			r = synth_add(&all, "\n" SYNTH_SEP);
-	} else if (r == 0) {
-		r = synth_add(&all, "Driver: installed - every file of an installed firmware tree\n\n");
-		if (r == 0 && f.buf)
-			r = synth_add(&all, f.buf);
-		if (r == 0 && l.buf)
-			r = synth_add(&all, l.buf);
-		if (r == 0)
-			r = synth_add(&all, "\n" SYNTH_UNKNOWN SYNTH_SEP);
-	}
-	fw_strv_free(&names);
-	free(f.buf);
-	free(l.buf);
-	if (r < 0) {
-		free(all.buf);
-		return r;
-	}
-	im->wbuf = all.buf;
-	im->wlen = all.n;
-	return 0;
-}
-
-/* ---- where the tree goes: DIR, what stands there, and the switch ---- */
-
-/* The parts of an fwdist tree: what an import replaces in a checkout of
- * the repository (src/, debian/, tests/, .git and a user's notes stay). */
-static const char *const tree_parts[] = {
-	FW_TREE_WHENCE, FW_TREE_FIRMWARE, "manifests", FW_TREE_LICENSES,
-};
-
-/* Refuse DIR equal to SRC, inside it or holding it, by device and inode
- * walking up from each (a string compare misses symlinks, bind mounts,
- * "a/../b"): the import would replace the tree it reads, or a tree
- * holding it, and the old parts it removes would be SRC's own. */
-static bool chain_has(int fd, const struct stat *want)
-{
-	int cur = dup(fd);
-
-	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
-		struct stat st, up;
-		int next;
-
-		if (fstat(cur, &st) < 0)
-			break;
-		if (st.st_dev == want->st_dev && st.st_ino == want->st_ino) {
-			close(cur);
-			return true;
-		}
-		next = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (next < 0 || fstat(next, &up) < 0 ||
-		    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
-			if (next >= 0)
-				close(next);
-			break; /* the root */
-		}
-		close(cur);
-		cur = next;
-	}
-	if (cur >= 0)
-		close(cur);
-	return false;
-}
-
-static int refuse_overlap(struct imp *im)
-{
-	int srcroot = im->rootfd >= 0 ? im->rootfd : im->srcfd;
-	struct stat src, dir;
-	bool have_dir = fstatat(im->parentfd, im->leaf, &dir, 0) == 0;
-	const char *why = NULL;
-
-	if (fstat(srcroot, &src) < 0)
-		return -errno;
-	if (have_dir && dir.st_dev == src.st_dev && dir.st_ino == src.st_ino)
-		why = "is SRC";
-	else if (chain_has(im->parentfd, &src))
-		why = "is inside SRC";
-	else if (have_dir && S_ISDIR(dir.st_mode) && chain_has(srcroot, &dir))
-		why = "is an ancestor of SRC";
-	if (!why)
-		return 0;
-	fw_diag_add(im->d, im->o->into, 0, "%s (%s): refusing to import a tree into itself", why,
-		    im->o->src);
-	return -EINVAL;
-}
-
-/* An fwdist tree: WHENCE and manifests/checksums are regular files their
- * parsers read without an error. A checkout of this repository is one, a
- * previous import is one; a linux-firmware checkout (no manifests/) or
- * any other directory is not, and is never replaced unless --adopt. */
-static bool is_fwdist_tree(int dirfd)
-{
-	struct fw_diag d = { 0 };
-	struct fw_whence w = { 0 };
-	struct fw_sums s = { 0 };
-	char *buf = NULL;
-	size_t len;
-	bool ok = false;
-
-	if (fw_read_text(dirfd, FW_TREE_WHENCE, &buf, &len) == 0 &&
-	    fw_whence_parse(&w, FW_TREE_WHENCE, buf, len, &d) == 0 && !w.errors && !d.n) {
-		free(buf);
-		buf = NULL;
-		ok = fw_read_text(dirfd, FW_TREE_SUMS, &buf, &len) == 0 &&
-		     fw_sums_parse(&s, FW_TREE_SUMS, buf, len, &d) == 0 && !d.n;
-		fw_sums_free(&s);
-	}
-	fw_whence_free(&w);
-	free(buf);
-	fw_diag_free(&d);
-	return ok;
-}
-
-/* manifests/imported: what an import wrote at the top of DIR, so that the
- * next import replaces exactly that, and whether it generated the split
- * (regenerated next time) or kept the one the tree had (kept again). */
-static int read_import_mark(int dirfd, struct fw_strv *parts, bool *split_generated)
-{
-	struct fw_lines it;
-	const char *ls, *le;
-	char *buf;
-	size_t len;
-	int r = fw_read_text(dirfd, FW_TREE_IMPORTED, &buf, &len);
-
-	if (r < 0)
-		return r;
-	fw_lines_init(&it, buf, len);
-	r = -EINVAL;
-	while (fw_lines_next(&it, &ls, &le)) {
-		size_t n = (size_t)(le - ls);
-
-		if (it.line == 1) {
-			if (n != strlen(FW_IMPORTED_HEADER) || memcmp(ls, FW_IMPORTED_HEADER, n) != 0)
-				break;
-			r = 0;
-		} else if (n > 5 && memcmp(ls, "part ", 5) == 0) {
-			char *p = fw_strndup(ls + 5, n - 5);
-
-			/* One name at the top of DIR, nothing else. */
-			if (p && (fw_name_problem(p) || strchr(p, '/'))) {
-				free(p);
-				r = -EINVAL;
-				break;
-			}
-			if (strv_take(parts, p) < 0) {
-				r = -ENOMEM;
-				break;
-			}
-		} else if (n == 15 && memcmp(ls, "split generated", 15) == 0) {
-			*split_generated = true;
-		}
-	}
-	free(buf);
-	if (r < 0)
-		fw_strv_free(parts);
-	return r;
-}
-
-static int write_import_mark(struct imp *im, char **parts, size_t n)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int r = add_line(&buf, &len, &cap, FW_IMPORTED_HEADER, strlen(FW_IMPORTED_HEADER));
-	static const char why[] = "# What fwdist import wrote at the top of this tree: the next import "
-				  "replaces these, and nothing else.";
-	const char *split = im->kept_split ? "split kept" : "split generated";
-
-	if (r == 0)
-		r = add_line(&buf, &len, &cap, why, strlen(why));
-	if (r == 0)
-		r = add_line(&buf, &len, &cap, split, strlen(split));
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		char *l = fw_asprintf("part %s", parts[i]);
-
-		r = l ? add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
-		free(l);
-	}
-	if (r == 0)
-		r = fw_write_atomic(im->stagefd, FW_TREE_IMPORTED, buf, len, 0644);
-	free(buf);
-	return r;
-}
-
-enum into_kind {
-	INTO_NEW,     /* DIR is absent: the stage is renamed to it */
-	INTO_EMPTY,   /* an empty directory: swapped whole, the empty one removed */
-	INTO_IMPORT,  /* a previous import's tree and nothing else: swapped whole */
-	INTO_PARTS,   /* a tree with more beside it (a checkout): the parts switched */
-};
-
-struct into {
-	enum into_kind kind;
-	int fd;                  /* DIR, when it exists */
-	struct fw_strv entries;  /* DIR's top-level names */
-	struct fw_strv ours;     /* the names at DIR's top an import may replace */
-	bool fwdist_tree, marked, split_generated;
-};
-
-static void into_free(struct into *in)
-{
-	if (in->fd >= 0)
-		close(in->fd);
-	fw_strv_free(&in->entries);
-	fw_strv_free(&in->ours);
-}
-
-/* What stands at DIR, and so how it is replaced. Refused (-EEXIST, said in
- * d): a non-directory, and a directory that is neither empty, nor a tree a
- * previous import wrote, nor an fwdist tree, unless --adopt. */
-static int look_at_into(struct imp *im, struct into *in)
-{
-	struct stat st;
-	char **nm;
-	size_t nn;
-	int r;
-
-	in->fd = -1;
-	if (fstatat(im->parentfd, im->leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT)
-			return -errno;
-		in->kind = INTO_NEW;
-		return 0;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fw_diag_add(im->d, im->o->into, 0, "exists and is not a directory");
-		return -ENOTDIR;
-	}
-	in->fd = openat(im->parentfd, im->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (in->fd < 0)
-		return -errno;
-	r = fw_read_dir_sorted(in->fd, &nm, &nn);
-	if (r < 0)
-		return r;
-	in->entries.v = nm;
-	in->entries.n = in->entries.cap = nn;
-	if (!nn) {
-		in->kind = INTO_EMPTY;
-		return 0;
-	}
-	in->fwdist_tree = is_fwdist_tree(in->fd);
-	r = read_import_mark(in->fd, &in->ours, &in->split_generated);
-	if (r == -ENOMEM)
-		return r;
-	in->marked = r == 0 && in->fwdist_tree;
-	if (!in->marked) {
-		fw_strv_free(&in->ours);
-		in->split_generated = false;
-		for (size_t i = 0; in->fwdist_tree && i < FW_ARRAY_SIZE(tree_parts); i++)
-			if (strv_take(&in->ours, strdup(tree_parts[i])) < 0)
-				return -ENOMEM;
-	}
-	if (!in->fwdist_tree && !im->o->adopt) {
-		fw_diag_add(im->d, im->o->into, 0,
-			    "not empty, and not an fwdist tree (a WHENCE and a manifests/checksums "
-			    "that parse): refusing to replace what import did not write "
-			    "(--adopt imports into it and keeps what is in the way)");
-		return -EEXIST;
-	}
-	in->kind = INTO_IMPORT;
-	for (size_t i = 0; i < nn; i++)
-		if (!in->marked || !strv_has(&in->ours, nm[i]))
-			in->kind = INTO_PARTS;
-	return 0;
-}
-
-/* The journal of a switch of parts: written in DIR before the first
- * switch, removed after the last step. An import that finds one completes
- * it first; check reports a tree that has one (part old, part new). Lines:
- *   stage NAME         the stage in DIR the new parts come from
- *   keep NAME          where old parts not import's own go (--adopt)
- *   part INO OLD NAME  a part: the inode of its new version (0: none, the
- *                      old one only goes), OLD "remove" or "keep"
- * A part is switched when DIR/NAME has the new inode: each step can be
- * redone, whatever moment a kill chose. */
-struct jpart {
-	char *name;
-	unsigned long long ino;
-	bool keep;
-};
-
-struct journal {
-	char *stage, *keepdir;
-	struct jpart *v;
-	size_t n, cap;
-};
-
-static void journal_free(struct journal *j)
-{
-	for (size_t i = 0; i < j->n; i++)
-		free(j->v[i].name);
-	free(j->v);
-	free(j->stage);
-	free(j->keepdir);
-	memset(j, 0, sizeof(*j));
-}
-
-static int journal_write(int dirfd, const struct journal *j)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int r = add_line(&buf, &len, &cap, FW_JOURNAL_HEADER, strlen(FW_JOURNAL_HEADER));
-
-	for (size_t i = 0; r == 0 && i <= j->n + 1; i++) {
-		char *l = i == j->n ? fw_asprintf("stage %s", j->stage) :
-			  i == j->n + 1 ? (j->keepdir ? fw_asprintf("keep %s", j->keepdir) : NULL) :
-			  fw_asprintf("part %llu %s %s", j->v[i].ino, j->v[i].keep ? "keep" : "remove",
-				      j->v[i].name);
-
-		if (!l && (i != j->n + 1 || j->keepdir))
-			r = -ENOMEM;
-		else if (l)
-			r = add_line(&buf, &len, &cap, l, strlen(l));
-		free(l);
-	}
-	if (r == 0)
-		r = fw_write_atomic(dirfd, FW_TREE_IMPORT_JOURNAL, buf, len, 0644);
-	free(buf);
-	return r;
-}
-
-static int journal_read(int dirfd, struct journal *j)
-{
-	struct fw_lines it;
-	const char *ls, *le;
-	char *buf;
-	size_t len;
-	int r = fw_read_text(dirfd, FW_TREE_IMPORT_JOURNAL, &buf, &len);
-
-	memset(j, 0, sizeof(*j));
-	if (r < 0)
-		return r;
-	fw_lines_init(&it, buf, len);
-	while (r == 0 && fw_lines_next(&it, &ls, &le)) {
-		char *l = fw_strndup(ls, (size_t)(le - ls)), *end;
-
-		if (!l) {
-			r = -ENOMEM;
-			break;
-		}
-		if (it.line == 1) {
-			r = strcmp(l, FW_JOURNAL_HEADER) == 0 ? 0 : -EINVAL;
-		} else if (strncmp(l, "stage ", 6) == 0 && !j->stage) {
-			j->stage = strdup(l + 6);
-			r = j->stage && fw_is_tmp_name(j->stage) ? 0 : -EINVAL;
-		} else if (strncmp(l, "keep ", 5) == 0 && !j->keepdir) {
-			j->keepdir = strdup(l + 5);
-			r = j->keepdir && !fw_name_problem(j->keepdir) && !strchr(j->keepdir, '/') ? 0 :
-			    -EINVAL;
-		} else if (strncmp(l, "part ", 5) == 0) {
-			unsigned long long ino = strtoull(l + 5, &end, 10);
-			bool keep = strncmp(end, " keep ", 6) == 0;
-
-			if (!keep && strncmp(end, " remove ", 8) != 0) {
-				r = -EINVAL;
-			} else {
-				const char *name = end + (keep ? 6 : 8);
-
-				/* A name at the top of DIR, never a path out of it. */
-				if (fw_name_problem(name) || strchr(name, '/') ||
-				    fw_grow(&j->v, &j->cap, j->n, sizeof(*j->v)) < 0) {
-					r = -EINVAL;
-				} else {
-					j->v[j->n] = (struct jpart){ strdup(name), ino, keep };
-					r = j->v[j->n++].name ? 0 : -ENOMEM;
-				}
-			}
-		} else {
-			r = -EINVAL;
-		}
-		free(l);
-	}
-	free(buf);
-	if (r == 0 && !j->stage)
-		r = -EINVAL;
-	if (r < 0)
-		journal_free(j);
-	return r;
-}
-
-/* Carry out a journal to its end: each new part into DIR (exchanged with
- * the old one, which lands in the stage), the old parts kept or removed
- * with the stage, the journal last. Every step checks what is there by
- * inode first, so a second run after a kill redoes nothing twice; what is
- * neither the old nor the new the journal knows is left alone (-ESTALE). */
-static int journal_apply(int dirfd, const struct journal *j, struct fw_diag *d, const char *into)
-{
-	int sfd = openat(dirfd, j->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), kfd = -1;
-	int r = 0;
-
-	for (size_t i = 0; r == 0 && i < j->n; i++) {
-		const struct jpart *p = &j->v[i];
-		struct stat ds, ss;
-		bool in_dir = fstatat(dirfd, p->name, &ds, AT_SYMLINK_NOFOLLOW) == 0;
-		bool in_stage = sfd >= 0 && fstatat(sfd, p->name, &ss, AT_SYMLINK_NOFOLLOW) == 0;
-
-		if (p->ino && in_dir && ds.st_ino == p->ino)
-			continue; /* switched */
-		if (p->ino && (!in_stage || ss.st_ino != p->ino)) {
-			fw_diag_add(d, into, 0, "%s: neither the old nor the new part the import "
-				    "journal %s names; left as it is", fw_esc(p->name),
-				    FW_TREE_IMPORT_JOURNAL);
-			r = -ESTALE;
-			break;
-		}
-		if (p->ino)
-			r = renameat2(sfd, p->name, dirfd, p->name,
-				      in_dir ? RENAME_EXCHANGE : RENAME_NOREPLACE) < 0 ? -errno : 0;
-		else if (in_dir && !in_stage && sfd >= 0)
-			r = renameat(dirfd, p->name, sfd, p->name) < 0 ? -errno : 0;
-	}
-	if (r == 0 && fsync(dirfd) < 0)
-		r = -errno;
-	/* Every part is switched: the old ones are in the stage. */
-	if (r == 0 && sfd >= 0 && j->keepdir) {
-		r = fw_mkdirat(dirfd, j->keepdir, 0755);
-		if (r == -EEXIST)
-			r = 0;
-		kfd = r == 0 ? openat(dirfd, j->keepdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				      O_CLOEXEC) : -1;
-		if (r == 0 && kfd < 0)
-			r = -errno;
-		for (size_t i = 0; r == 0 && i < j->n; i++)
-			if (j->v[i].keep && faccessat(sfd, j->v[i].name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    renameat2(sfd, j->v[i].name, kfd, j->v[i].name, RENAME_NOREPLACE) < 0)
-				r = -errno;
-		if (r == 0 && fsync(kfd) < 0)
-			r = -errno;
-	}
-	if (sfd >= 0)
-		close(sfd);
-	if (kfd >= 0)
-		close(kfd);
-	if (r == 0)
-		r = fw_rm_rf_at(dirfd, j->stage);
-	if (r == 0 && unlinkat(dirfd, FW_TREE_IMPORT_JOURNAL, 0) < 0 && errno != ENOENT)
-		r = -errno;
-	if (r == 0 && fsync(dirfd) < 0)
-		r = -errno;
-	if (r < 0 && r != -ESTALE)
-		fw_diag_add(d, into, 0, "cannot complete the switch of its parts: %s", strerror(-r));
-	return r;
-}
-
-/* An import into DIR that was cut short: complete it before anything else. */
-static int complete_journal(struct imp *im, int dirfd)
-{
-	struct journal j;
-	int r = journal_read(dirfd, &j);
-
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0) {
-		fw_diag_add(im->d, im->o->into, 0, "%s: unreadable import journal (%s); left as it is",
-			    FW_TREE_IMPORT_JOURNAL, strerror(-r));
-		return r;
-	}
-	r = journal_apply(dirfd, &j, im->d, im->o->into);
-	if (r == 0)
-		r = strv_take(&im->rep->notes, fw_asprintf("%s: an import cut short there was completed",
-							   fw_esc(im->o->into)));
-	journal_free(&j);
-	return r;
-}
-
-/* Do regular files a and b hold the same bytes? */
-static bool same_file(int afd, const char *a, int bfd, const char *b)
-{
-	char *x = NULL, *y = NULL;
-	size_t xl, yl;
-	bool same = fw_read_text(afd, a, &x, &xl) == 0 && fw_read_text(bfd, b, &y, &yl) == 0 &&
-		    xl == yl && memcmp(x, y, xl) == 0;
-
-	free(x);
-	free(y);
-	return same;
-}
-
-/* Switch the stage's parts into DIR (INTO_PARTS): what each replaces is
- * removed when an import wrote it or it is a part of the fwdist tree that
- * was there (or is a file with the same bytes: nothing is lost), kept in
- * DIR/fwdist-replaced.N with --adopt, else the import is refused; a part a
- * previous import wrote that this one does not write goes too. */
-static int switch_parts(struct imp *im, const struct into *in)
-{
-	struct journal j = { 0 };
-	char **parts = NULL;
-	size_t nparts = 0;
-	bool any_keep = false;
-	int r = fw_read_dir_sorted(im->stagefd, &parts, &nparts);
-
-	for (size_t i = 0; r == 0 && i <= nparts; i++) {
-		const char *name = i < nparts ? parts[i] : NULL;
-		struct stat st;
-		bool keep = false;
-
-		if (name && strcmp(name, FW_STAGE_MARK) == 0)
-			continue;
-		if (!name)
-			break;
-		if (strv_has(&in->entries, name) && !strv_has(&in->ours, name) &&
-		    !same_file(in->fd, name, im->stagefd, name)) {
-			if (!im->o->adopt) {
-				fw_diag_add(im->d, im->o->into, 0,
-					    "%s: there already, and not written by an import nor a part of "
-					    "an fwdist tree: refusing to replace it (--adopt keeps it in "
-					    "fwdist-replaced.N)", fw_esc(name));
-				r = -EEXIST;
-				break;
-			}
-			keep = any_keep = true;
-		}
-		if (fstatat(im->stagefd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			r = -errno;
-			break;
-		}
-		if (fw_grow(&j.v, &j.cap, j.n, sizeof(*j.v)) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		j.v[j.n] = (struct jpart){ strdup(name), (unsigned long long)st.st_ino, keep };
-		r = j.v[j.n++].name ? 0 : -ENOMEM;
-	}
-	/* What a previous import wrote and this one does not: it goes. */
-	for (size_t i = 0; r == 0 && in->marked && i < in->ours.n; i++) {
-		bool staged = false;
-
-		for (size_t k = 0; k < nparts && !staged; k++)
-			staged = strcmp(parts[k], in->ours.v[i]) == 0;
-		if (staged || !strv_has(&in->entries, in->ours.v[i]))
-			continue;
-		if (fw_grow(&j.v, &j.cap, j.n, sizeof(*j.v)) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		j.v[j.n] = (struct jpart){ strdup(in->ours.v[i]), 0, false };
-		r = j.v[j.n++].name ? 0 : -ENOMEM;
-	}
-	fw_free_strv(parts, nparts);
-	if (r == 0)
-		j.stage = strdup(im->stage);
-	if (r == 0 && !j.stage)
-		r = -ENOMEM;
-	for (unsigned k = 1; r == 0 && any_keep && !j.keepdir; k++) {
-		char *name = fw_asprintf("fwdist-replaced.%u", k);
-
-		if (!name)
-			r = -ENOMEM;
-		else if (faccessat(in->fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-			free(name);
-		else
-			j.keepdir = name;
-	}
-	/* The stage is complete and checked: from the journal on, the
-	 * import goes forward, now or at the next run. */
-	if (r == 0 && fsync(im->stagefd) < 0)
-		r = -errno;
-	if (r == 0)
-		r = journal_write(in->fd, &j);
-	if (r == 0) {
-		im->stage[0] = '\0'; /* the journal owns it now */
-		r = journal_apply(in->fd, &j, im->d, im->o->into);
-		if (r == 0 && j.keepdir)
-			r = strv_take(&im->rep->notes,
-				      fw_asprintf("%s/%s: what stood in the way, kept (--adopt)",
-						  fw_esc(im->o->into), j.keepdir));
-	}
-	journal_free(&j);
+		qsort(c->v, c->n, sizeof(*c->v), fw_strcmp_ptr);
 	return r;
 }
 
@@ -3390,247 +443,222 @@ static int open_src(struct imp *im)
 	return 0;
 }
 
-/* DIR's parent (where the stage goes when DIR is replaced whole) and
- * DIR's last component; *into keeps the storage. */
-static int open_into(struct imp *im, char **into)
+/* Load: the map, upstream's WHENCE (or one made for an installed tree),
+ * the licences classified and the rewrite planned; -EAGAIN when files
+ * are missing without allow_missing. */
+static int import_load(struct imp *im)
 {
-	char *slash;
-
-	*into = strdup(im->o->into);
-	if (!*into)
-		return -ENOMEM;
-	while (strlen(*into) > 1 && (*into)[strlen(*into) - 1] == '/')
-		(*into)[strlen(*into) - 1] = '\0';
-	slash = strrchr(*into, '/');
-	im->leaf = slash ? slash + 1 : *into;
-	if (slash == *into) {
-		im->parentfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	} else if (slash) {
-		*slash = '\0';
-		im->parentfd = open(*into, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		*slash = '/';
-	} else {
-		im->parentfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	}
-	if (im->parentfd < 0 || !*im->leaf || strcmp(im->leaf, ".") == 0 ||
-	    strcmp(im->leaf, "..") == 0) {
-		int r = im->parentfd < 0 ? -errno : -EINVAL;
-
-		fw_diag_add(im->d, im->o->into, 0, "cannot use as the destination: %s", strerror(-r));
-		return r;
-	}
-	return 0;
-}
-
-int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d)
-{
-	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .rootfd = -1, .parentfd = -1,
-			  .stagedir = -1, .stagefd = -1 };
-	struct fw_tree t = { 0 }, old = { 0 };
-	struct into in = { .fd = -1 };
-	bool have_t = false, have_old = false;
-	struct job *jobs = NULL;
-	size_t njobs = 0;
-	char *buf = NULL, *into = NULL;
+	int r = 0;
+	char *buf = NULL;
 	size_t len;
-	int r, fwfd = -1;
 
-	memset(rep, 0, sizeof(*rep));
-	r = open_src(&im);
+	r = open_src(im);
 	if (r < 0) {
-		fw_diag_add(d, o->src, 0, "cannot open: %s", strerror(-r));
+		fw_diag_add(im->d, im->o->src, 0, "cannot open: %s", strerror(-r));
 		return r;
 	}
-	r = open_into(&im, &into);
+	r = imp_open_into(im, &im->into);
 	if (r == 0)
-		r = refuse_overlap(&im);
+		r = imp_refuse_overlap(im);
 	if (r < 0)
-		goto out;
-	im.licfds = calloc(o->nlicence_dirs + 1, sizeof(int));
-	if (!im.licfds) {
+		return r;
+	im->licfds = calloc(im->o->nlicence_dirs + 1, sizeof(int));
+	if (!im->licfds) {
 		r = -ENOMEM;
-		goto out;
+		return r;
 	}
-	for (size_t i = 0; i < o->nlicence_dirs; i++) {
-		im.licfds[i] = open(o->licence_dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (im.licfds[i] < 0)
-			fw_diag_add(d, o->licence_dirs[i], 0, "cannot open: %s", strerror(errno));
+	for (size_t i = 0; i < im->o->nlicence_dirs; i++) {
+		im->licfds[i] = open(im->o->licence_dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (im->licfds[i] < 0)
+			fw_diag_add(im->d, im->o->licence_dirs[i], 0, "cannot open: %s", strerror(errno));
 	}
 	/* The map. */
-	r = fw_read_text(AT_FDCWD, o->map_path, &buf, &len);
+	r = fw_read_text(AT_FDCWD, im->o->map_path, &buf, &len);
 	if (r < 0) {
-		fw_diag_add(d, o->map_path, 0, "cannot read: %s", strerror(-r));
-		goto out;
+		fw_diag_add(im->d, im->o->map_path, 0, "cannot read: %s", strerror(-r));
+		return r;
 	}
 	{
-		size_t before = d->n;
+		size_t before = im->d->n;
 
-		r = fw_licmap_parse(&im.map, o->map_path, buf, len, d);
+		r = fw_licmap_parse(&im->map, im->o->map_path, buf, len, im->d);
 		free(buf);
 		buf = NULL;
-		if (r == 0 && o->vouch)
-			r = licmap_vouch(&im.map);
+		if (r == 0 && im->o->vouch)
+			r = imp_licmap_vouch(&im->map);
 		if (r < 0)
-			goto out;
-		if (d->n != before) {
+			return r;
+		if (im->d->n != before) {
 			r = -EINVAL;
-			goto out;
+			return r;
 		}
 	}
 	/* Upstream's WHENCE, or one made for an installed tree. */
-	if (o->debian_copyright) {
-		r = dep5_load(&im.dep5, im.rootfd >= 0 ? im.rootfd : im.srcfd, &rep->packages);
+	if (im->o->debian_copyright) {
+		r = imp_dep5_load(&im->dep5, im->rootfd >= 0 ? im->rootfd : im->srcfd, &im->rep->packages);
 		if (r < 0) {
-			fw_diag_add(d, o->src, 0, "usr/share/doc: %s", strerror(-r));
-			goto out;
+			fw_diag_add(im->d, im->o->src, 0, "usr/share/doc: %s", strerror(-r));
+			return r;
 		}
 	}
-	if (o->no_whence)
-		r = synth_whence(&im);
+	if (im->o->no_whence)
+		r = imp_synth_whence(im);
 	else
-		r = fw_read_text(im.srcfd, "WHENCE", &im.wbuf, &im.wlen);
+		r = fw_read_text(im->srcfd, "WHENCE", &im->wbuf, &im->wlen);
 	if (r < 0) {
-		fw_diag_add(d, o->src, 0, "WHENCE: cannot read: %s", strerror(-r));
-		goto out;
+		fw_diag_add(im->d, im->o->src, 0, "WHENCE: cannot read: %s", strerror(-r));
+		return r;
 	}
-	r = fw_whence_parse(&im.w, "WHENCE", im.wbuf, im.wlen, d);
+	r = fw_whence_parse(&im->w, "WHENCE", im->wbuf, im->wlen, im->d);
 	if (r < 0)
-		goto out;
-	if (im.w.errors) {
+		return r;
+	if (im->w.errors) {
 		r = -EINVAL;
-		goto out;
+		return r;
 	}
-	r = split_lines(&im);
+	r = imp_split_lines(im);
 	if (r == 0)
-		r = classify(&im);
+		r = imp_classify(im);
 	if (r == 0) {
 		/* Which ids are used is known once the groups are planned;
 		 * texts are looked for first, so a group without one is
 		 * refused in the plan. */
-		for (size_t g = 0; g < im.w.nlicences && r == 0; g++)
-			if (!im.groups[g].refused)
-				r = fw_spdx_eval(NULL, im.groups[g].expr, &(enum fw_category){ 0 },
-						 mark_used, &im, &(const char *){ NULL });
+		for (size_t g = 0; g < im->w.nlicences && r == 0; g++)
+			if (!im->groups[g].refused)
+				r = fw_spdx_eval(NULL, im->groups[g].expr, &(enum fw_category){ 0 },
+						 imp_mark_used, im, &(const char *){ NULL });
 	}
 	if (r == 0)
-		r = find_texts(&im);
+		r = imp_find_texts(im);
 	if (r == 0) {
-		for (size_t i = 0; i < im.nids; i++)
-			im.ids[i].used = false;
-		r = plan_whence(&im);
+		for (size_t i = 0; i < im->nids; i++)
+			im->ids[i].used = false;
+		r = imp_plan_whence(im);
 	}
 	if (r == 0)
-		r = report_no_text(&im);
+		r = imp_report_no_text(im);
 	if (r == 0)
-		r = report_unlisted(&im);
+		r = imp_report_unlisted(im);
 	if (r < 0)
-		goto out;
-	rep->blocks = (unsigned)im.w.nblocks;
-	if (rep->missing.n && !o->allow_missing) {
+		return r;
+	im->rep->blocks = (unsigned)im->w.nblocks;
+	if (im->rep->missing.n && !im->o->allow_missing) {
 		r = -EAGAIN;
-		goto out;
+		return r;
 	}
+	return r;
+}
+
+/* Stage: DIR looked at (a cut-short switch completed first), a temporary
+ * tree made beside or in it, the licences and the WHENCE written into it
+ * and pruned until the model takes all of it. */
+static int import_stage(struct imp *im)
+{
+	int r = 0;
+	char *buf = NULL;
+	size_t len;
 
 	/* One import at a time beside DIR: a second one would take the
 	 * first one's stage for what a killed import left. */
-	if (flock(im.parentfd, LOCK_EX) < 0) {
+	if (flock(im->parentfd, LOCK_EX) < 0) {
 		r = -errno;
-		fw_diag_add(d, o->into, 0, "cannot lock the directory it is in: %s", strerror(-r));
-		goto out;
+		fw_diag_add(im->d, im->o->into, 0, "cannot lock the directory it is in: %s", strerror(-r));
+		return r;
 	}
 	/* A switch of DIR's parts cut short is completed first: until then
 	 * DIR may be part old, part new. */
 	{
-		int dfd = openat(im.parentfd, im.leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int dfd = openat(im->parentfd, im->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-		r = dfd >= 0 ? complete_journal(&im, dfd) : 0;
+		r = dfd >= 0 ? imp_complete_journal(im, dfd) : 0;
 		if (dfd >= 0)
 			close(dfd);
 		if (r < 0)
-			goto out;
+			return r;
 	}
-	r = look_at_into(&im, &in);
+	r = imp_look_at_into(im, &im->in);
 	if (r < 0)
-		goto out;
-	if (in.kind == INTO_IMPORT || (in.kind == INTO_PARTS && in.fwdist_tree)) {
-		if (fw_tree_load(&old, o->into, &(struct fw_diag){ 0 }) == 0)
-			have_old = rep->had_old = true;
+		return r;
+	if (im->in.kind == INTO_IMPORT || (im->in.kind == INTO_PARTS && im->in.fwdist_tree)) {
+		if (fw_tree_load(&im->old, im->o->into, &(struct fw_diag){ 0 }) == 0)
+			im->have_old = im->rep->had_old = true;
 		/* The split the tree has is kept across releases, unless an
 		 * import generated it (then it is generated again). */
-		if (!in.split_generated && fw_read_text(in.fd, FW_TREE_SPLIT, &im.kept_split,
-							&im.kept_len) == 0) {
+		if (!im->in.split_generated && fw_read_text(im->in.fd, FW_TREE_SPLIT, &im->kept_split,
+							&im->kept_len) == 0) {
 			struct fw_split sp;
 			struct fw_diag sd = { 0 };
 
-			r = fw_split_parse(&sp, FW_TREE_SPLIT, im.kept_split, im.kept_len, &sd);
+			r = fw_split_parse(&sp, FW_TREE_SPLIT, im->kept_split, im->kept_len, &sd);
 			fw_split_free(&sp);
 			if (r == 0 && sd.n) {
-				r = strv_take(&rep->notes, fw_asprintf("%s/%s does not parse: a split "
+				r = imp_strv_take(&im->rep->notes, fw_asprintf("%s/%s does not parse: a split "
 								       "generated instead",
-								       fw_esc(o->into), FW_TREE_SPLIT));
-				free(im.kept_split);
-				im.kept_split = NULL;
+								       fw_esc(im->o->into), FW_TREE_SPLIT));
+				free(im->kept_split);
+				im->kept_split = NULL;
 			}
 			fw_diag_free(&sd);
 			if (r < 0)
-				goto out;
+				return r;
 		}
 	}
 	/* What a killed import of this DIR left (its stage, marked): beside
 	 * it, or in it when its parts are switched. */
-	im.stagedir = in.kind == INTO_PARTS ? in.fd : im.parentfd;
+	im->stagedir = im->in.kind == INTO_PARTS ? im->in.fd : im->parentfd;
 	{
 		char **nm;
 		size_t nn;
-		char *prefix = fw_asprintf(".%s.", in.kind == INTO_PARTS ? "import" : im.leaf);
+		char *prefix = fw_asprintf(".%s.", im->in.kind == INTO_PARTS ? "import" : im->leaf);
 
-		if (prefix && fw_read_dir_sorted(im.stagedir, &nm, &nn) == 0) {
+		if (prefix && fw_read_dir_sorted(im->stagedir, &nm, &nn) == 0) {
 			for (size_t i = 0; i < nn; i++)
 				if (strncmp(nm[i], prefix, strlen(prefix)) == 0 &&
-				    fw_is_stale_tmp(im.stagedir, nm[i]))
-					fw_rm_rf_at(im.stagedir, nm[i]);
+				    fw_is_stale_tmp(im->stagedir, nm[i]))
+					fw_rm_rf_at(im->stagedir, nm[i]);
 			fw_free_strv(nm, nn);
 		}
 		free(prefix);
 	}
-	r = fw_tmp_mkdir(im.stagedir, in.kind == INTO_PARTS ? "import" : im.leaf, im.stage,
-			 sizeof(im.stage));
+	r = fw_tmp_mkdir(im->stagedir, im->in.kind == INTO_PARTS ? "import" : im->leaf, im->stage,
+			 sizeof(im->stage));
 	if (r < 0) {
-		fw_diag_add(d, o->into, 0, "cannot create a temporary tree %s it: %s",
-			    in.kind == INTO_PARTS ? "in" : "beside", strerror(-r));
-		goto out;
+		im->stage[0] = '\0';
+		fw_diag_add(im->d, im->o->into, 0, "cannot create a temporary tree %s it: %s",
+			    im->in.kind == INTO_PARTS ? "in" : "beside", strerror(-r));
+		return r;
 	}
 	{
-		char *dir = strdup(o->into), *sl = dir ? strrchr(dir, '/') : NULL;
+		char *dir = strdup(im->o->into), *sl = dir ? strrchr(dir, '/') : NULL;
 
-		if (in.kind == INTO_PARTS)
-			im.stage_path = fw_asprintf("%s/%s", o->into, im.stage);
+		if (im->in.kind == INTO_PARTS)
+			im->stage_path = fw_asprintf("%s/%s", im->o->into, im->stage);
 		else if (sl)
-			im.stage_path = fw_asprintf("%.*s/%s", (int)(sl - dir), dir, im.stage);
+			im->stage_path = fw_asprintf("%.*s/%s", (int)(sl - dir), dir, im->stage);
 		else
-			im.stage_path = strdup(im.stage);
+			im->stage_path = strdup(im->stage);
 		free(dir);
-		if (!im.stage_path) {
+		if (!im->stage_path) {
 			r = -ENOMEM;
-			goto fail;
+			return r;
 		}
 	}
-	im.stagefd = openat(im.stagedir, im.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (im.stagefd < 0) {
+	im->stagefd = openat(im->stagedir, im->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (im->stagefd < 0) {
 		r = -errno;
-		goto fail;
+		return r;
 	}
-	r = fw_mkdirat(im.stagefd, "manifests", 0755);
+	r = fw_mkdirat(im->stagefd, "manifests", 0755);
 	if (r == 0)
-		r = fw_mkdirat(im.stagefd, FW_TREE_FIRMWARE, 0755);
+		r = fw_mkdirat(im->stagefd, FW_TREE_FIRMWARE, 0755);
 	if (r == 0)
-		r = write_texts(&im);
+		r = imp_write_texts(im);
 	if (r == 0)
-		r = write_policy(&im);
+		r = imp_write_policy(im);
 	if (r == 0) {
-		r = fw_read_text(AT_FDCWD, o->map_path, &buf, &len);
+		r = fw_read_text(AT_FDCWD, im->o->map_path, &buf, &len);
 		if (r == 0)
-			r = fw_write_atomic(im.stagefd, FW_TREE_LICMAP, buf, len, 0644);
+			r = fw_write_atomic(im->stagefd, FW_TREE_LICMAP, buf, len, 0644);
 		free(buf);
 		buf = NULL;
 	}
@@ -3638,144 +666,93 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 	 * (bad links, second listings), until nothing more drops: each round
 	 * drops at least one entry, so this ends. */
 	for (int round = 0; r == 0; round++) {
-		r = write_whence(&im);
+		r = imp_write_whence(im);
 		if (r < 0)
 			break;
-		if (have_t)
-			fw_tree_free(&t);
-		have_t = false;
-		r = load_stage(&im, &t);
+		if (im->have_t)
+			fw_tree_free(&im->t);
+		im->have_t = false;
+		r = load_stage(im, &im->t);
 		if (r < 0)
 			break;
-		have_t = true;
-		r = prune(&im, &t);
+		im->have_t = true;
+		r = imp_prune(im, &im->t);
 		if (r <= 0)
 			break;
 		r = 0;
 	}
 	if (r < 0)
-		goto fail;
+		return r;
+	return r;
+}
+
+/* Copy what the model ships, and the sources. */
+static int import_copy(struct imp *im)
+{
+	int r = 0;
+
 	/* Copy what the model ships, and the sources. */
-	jobs = calloc(t.nblobs + im.w.nentries + 1, sizeof(*jobs));
-	if (!jobs) {
+	im->jobs = calloc(im->t.nblobs + im->w.nentries + 1, sizeof(*im->jobs));
+	if (!im->jobs) {
 		r = -ENOMEM;
-		goto fail;
+		return r;
 	}
-	for (size_t i = 0; i < t.nblobs; i++) {
-		const struct fw_blob *b = &t.blobs[i];
+	for (size_t i = 0; i < im->t.nblobs; i++) {
+		const struct fw_blob *b = &im->t.blobs[i];
 
 		if (b->duplicate)
 			continue;
-		rep->files++;
-		rep->cat[b->cat]++;
+		im->rep->files++;
+		im->rep->cat[b->cat]++;
 		if (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE)
 			continue;
-		jobs[njobs].name = b->e->name;
-		jobs[njobs].is_blob = true;
-		jobs[njobs].cat = b->cat;
-		njobs++;
+		im->jobs[im->njobs].name = b->e->name;
+		im->jobs[im->njobs].is_blob = true;
+		im->jobs[im->njobs].cat = b->cat;
+		im->njobs++;
 	}
-	rep->links = (unsigned)t.nlinks;
-	fwfd = openat(im.stagefd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fwfd < 0) {
+	im->rep->links = (unsigned)im->t.nlinks;
+	im->fwfd = openat(im->stagefd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (im->fwfd < 0) {
 		r = -errno;
-		goto fail;
+		return r;
 	}
-	{
-		struct pool p = { .jobs = jobs, .srcfd = im.srcfd, .fwfd = fwfd, .link = o->link };
+	r = imp_copy_blobs(im, im->jobs, im->njobs, im->fwfd);
+	if (r == 0)
+		r = imp_copy_sources(im, &im->t, im->fwfd);
+	if (r < 0)
+		return r;
+	return r;
+}
 
-		/* Directories first, so the workers never race to make one. */
-		for (size_t i = 0; i < njobs; i++) {
-			const char *leaf;
-			int pfd = fw_open_parent(fwfd, jobs[i].name, 1, &leaf);
+/* The manifests: checksums, the split, the import mark; then the
+ * built tree must pass its own check. */
+static int import_manifests(struct imp *im)
+{
+	int r = 0;
 
-			if (pfd >= 0 && pfd != fwfd)
-				close(pfd);
-		}
-		/* Two workers, as import has always run (it has no --jobs). */
-		fw_parallel_for(njobs, 2, copy_job, &p);
-	}
-	for (size_t i = 0; i < njobs; i++) {
-		if (jobs[i].err) {
-			r = jobs[i].err;
-			fw_diag_add(d, o->src, 0, "%s: cannot copy: %s", fw_esc(jobs[i].name),
-				    strerror(-r));
-			goto fail;
-		}
-		rep->copied++;
-		rep->linked += jobs[i].linked;
-		rep->bytes += jobs[i].size;
-	}
-	for (size_t i = 0; i < im.w.nentries; i++) {
-		const struct fw_whence_entry *e = &im.w.entries[i];
-		int from, pfd, to;
-		const char *leaf;
-		struct stat st;
-
-		if (e->kind != FW_E_SOURCE || !im.named[i])
-			continue;
-		if (fstatat(fwfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-			continue; /* named twice, or a blob too */
-		from = fw_open_resolve(im.srcfd, e->name, O_RDONLY | O_NONBLOCK);
-		if (from < 0 || fstat(from, &st) < 0) {
-			r = from < 0 ? from : -errno;
-			goto fail;
-		}
-		rep->sources++;
-		pfd = fw_open_parent(fwfd, e->name, 1, &leaf);
-		if (pfd < 0) {
-			close(from);
-			r = pfd;
-			goto fail;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			/* It may exist already: blobs can live in it (cis/). */
-			r = fw_mkdirat(pfd, leaf, 0755);
-			if (r == -EEXIST)
-				r = 0;
-			to = r == 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-			if (to >= 0) {
-				r = copy_dir(from, to, e->name, &im, &t);
-				close(to);
-			}
-			close(from);
-		} else {
-			struct pool p = { .srcfd = im.srcfd, .fwfd = fwfd };
-			struct job sj = { .name = e->name };
-
-			close(from);
-			r = copy_one(&p, &sj);
-		}
-		if (pfd != fwfd)
-			close(pfd);
-		if (r < 0) {
-			fw_diag_add(d, o->src, 0, "Source: %s: cannot copy: %s", fw_esc(e->name),
-				    strerror(-r));
-			goto fail;
-		}
-	}
 	/* Checksums from the digests taken while copying, those of the
 	 * licence texts written, and the split. */
 	{
-		struct fw_sum *v = calloc(njobs + 1, sizeof(*v));
+		struct fw_sum *v = calloc(im->njobs + 1, sizeof(*v));
 		char *sb;
 		size_t sl;
 
 		if (!v) {
 			r = -ENOMEM;
-			goto fail;
+			return r;
 		}
-		for (size_t i = 0; i < njobs; i++) {
-			v[i].name = (char *)jobs[i].name;
-			memcpy(v[i].sha256, jobs[i].sha256, FW_SHA256_LEN);
-			v[i].size = jobs[i].size;
+		for (size_t i = 0; i < im->njobs; i++) {
+			v[i].name = (char *)im->jobs[i].name;
+			memcpy(v[i].sha256, im->jobs[i].sha256, FW_SHA256_LEN);
+			v[i].size = im->jobs[i].size;
 		}
-		if (njobs > 1)
-			qsort(v, njobs, sizeof(*v), cmp_sum);
-		r = fw_sums_format(v, njobs, &sb, &sl);
+		if (im->njobs > 1)
+			qsort(v, im->njobs, sizeof(*v), cmp_sum);
+		r = fw_sums_format(v, im->njobs, &sb, &sl);
 		free(v);
 		if (r == 0) {
-			r = fw_write_atomic(im.stagefd, FW_TREE_SUMS, sb, sl, 0644);
+			r = fw_write_atomic(im->stagefd, FW_TREE_SUMS, sb, sl, 0644);
 			free(sb);
 		}
 	}
@@ -3785,81 +762,89 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		char *sb;
 		size_t sl;
 
-		r = fw_manifest_text_sums(im.stagefd, &tv, &ntv);
+		r = fw_manifest_text_sums(im->stagefd, &tv, &ntv);
 		if (r == 0) {
 			r = fw_sums_format_texts(tv, ntv, &sb, &sl);
 			fw_manifest_text_sums_free(tv, ntv);
 		}
 		if (r == 0) {
-			r = fw_write_atomic(im.stagefd, FW_TREE_TEXT_SUMS, sb, sl, 0644);
+			r = fw_write_atomic(im->stagefd, FW_TREE_TEXT_SUMS, sb, sl, 0644);
 			free(sb);
 		}
 	}
 	if (r == 0)
-		r = write_split(&im, jobs, njobs);
+		r = write_split(im, im->jobs, im->njobs);
 	if (r < 0)
-		goto fail;
-	if (njobs > 1)
-		qsort(jobs, njobs, sizeof(*jobs), cmp_sum_job);
-	if (im.kept_split)
-		r = cover_uncovered(&im, jobs, njobs);
+		return r;
+	if (im->njobs > 1)
+		qsort(im->jobs, im->njobs, sizeof(*im->jobs), cmp_sum_job);
+	if (im->kept_split)
+		r = cover_uncovered(im, im->jobs, im->njobs);
 	/* What this import wrote at the top of DIR, for the next one. */
 	if (r == 0) {
 		char **parts = NULL;
 		size_t nparts = 0, k = 0;
 
-		r = fw_read_dir_sorted(im.stagefd, &parts, &nparts);
+		r = fw_read_dir_sorted(im->stagefd, &parts, &nparts);
 		for (size_t i = 0; r == 0 && i < nparts; i++)
 			if (strcmp(parts[i], FW_STAGE_MARK) != 0)
 				parts[k++] = parts[i];
 			else
 				free(parts[i]);
 		if (r == 0)
-			r = write_import_mark(&im, parts, k);
+			r = imp_write_import_mark(im, parts, k);
 		fw_free_strv(parts, k);
 	}
 	if (r < 0)
-		goto fail;
+		return r;
 	/* The built tree must pass its own check (the model; the files were
 	 * hashed as they were copied). */
 	{
 		struct fw_tree fin;
-		size_t before = d->n;
+		size_t before = im->d->n;
 
 		/* Every reader's limits too (line lengths, sizes): what a
 		 * parser of the written files says fails the import here,
 		 * not `check` afterwards. */
-		r = load_stage_diag(&im, &fin, d);
+		r = load_stage_diag(im, &fin, im->d);
 		if (r < 0)
-			goto fail;
-		fw_tree_check_model(&fin, d);
-		if (d->n != before) {
+			return r;
+		fw_tree_check_model(&fin, im->d);
+		if (im->d->n != before) {
 			fw_tree_free(&fin);
 			r = -EPROTO;
-			goto fail;
+			return r;
 		}
-		if (have_old)
-			r = diff_trees(&im, &old, &fin, jobs, njobs);
+		if (im->have_old)
+			r = diff_trees(im, &im->old, &fin, im->jobs, im->njobs);
 		fw_tree_free(&fin);
 		if (r < 0)
-			goto fail;
+			return r;
 	}
+	return r;
+}
+
+/* Swap: the stage into DIR's place. */
+static int import_swap(struct imp *im)
+{
+	int r = 0;
+
 	/* Into place: the parts of DIR switched one by one, under a journal. */
-	if (in.kind == INTO_PARTS) {
-		r = switch_parts(&im, &in);
+	if (im->in.kind == INTO_PARTS) {
+		r = imp_switch_parts(im, &im->in);
 		if (r < 0)
-			goto fail;
-		rep->written = true;
-		goto out;
+			return r;
+		im->rep->written = true;
+		return 0;
 	}
 	/* Or the whole of DIR swapped with the old tree (all of it an
 	 * import's, or empty), or the free name taken. */
-	unlinkat(im.stagefd, FW_STAGE_MARK, 0);
-	if (fsync(im.stagefd) < 0) {
+	unlinkat(im->stagefd, FW_STAGE_MARK, 0);
+	if (fsync(im->stagefd) < 0) {
 		r = -errno;
-		goto fail;
+		return r;
 	}
-	if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_EXCHANGE) == 0) {
+	if (renameat2(im->parentfd, im->stage, im->parentfd, im->leaf, RENAME_EXCHANGE) == 0) {
 		/* The old tree now has the stage's name: mark it as ours
 		 * first, so that a kill during its removal leaves something
 		 * the next import recognises and removes. A kill in the two
@@ -3868,73 +853,96 @@ int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, stru
 		 * directory before its swap instead: that one is below the
 		 * firmware directory, where a stray mark is cleaned; here it
 		 * would be at the top of the user's tree.) */
-		fw_stage_mark(im.parentfd, im.stage);
-		fw_rm_rf_at(im.parentfd, im.stage);
+		fw_stage_mark(im->parentfd, im->stage);
+		fw_rm_rf_at(im->parentfd, im->stage);
 	} else if (errno == ENOENT) {
-		if (renameat2(im.parentfd, im.stage, im.parentfd, im.leaf, RENAME_NOREPLACE) < 0) {
+		if (renameat2(im->parentfd, im->stage, im->parentfd, im->leaf, RENAME_NOREPLACE) < 0) {
 			r = -errno;
-			goto fail;
+			return r;
 		}
 	} else {
 		r = -errno;
-		goto fail;
+		return r;
 	}
-	fsync(im.parentfd);
-	rep->written = true;
-	r = 0;
-	goto out;
-fail:
-	if (im.stagedir >= 0 && im.stage[0])
+	fsync(im->parentfd);
+	im->rep->written = true;
+	return 0;
+}
+
+/* Everything an import holds, whatever step it stopped at. */
+static void import_free(struct imp *im)
+{
+	imp_into_free(&im->in);
+	free(im->stage_path);
+	free(im->kept_split);
+	if (im->fwfd >= 0)
+		close(im->fwfd);
+	if (im->have_t)
+		fw_tree_free(&im->t);
+	if (im->have_old)
+		fw_tree_free(&im->old);
+	free(im->jobs);
+	free(im->into);
+	for (size_t i = 0; im->licfds && i < im->o->nlicence_dirs; i++)
+		if (im->licfds[i] >= 0)
+			close(im->licfds[i]);
+	free(im->licfds);
+	if (im->srcfd >= 0)
+		close(im->srcfd);
+	if (im->rootfd >= 0)
+		close(im->rootfd);
+	imp_dep5_free(&im->dep5);
+	if (im->stagefd >= 0)
+		close(im->stagefd);
+	if (im->parentfd >= 0)
+		close(im->parentfd);
+	for (size_t i = 0; im->replace && i <= im->nlines + 1; i++) {
+		free(im->replace[i]);
+		free(im->after[i]);
+	}
+	free(im->replace);
+	free(im->after);
+	free(im->lines);
+	free(im->lens);
+	free(im->named);
+	free(im->orig);
+	for (size_t g = 0; im->groups && g < im->w.nlicences; g++) {
+		free(im->groups[g].expr);
+		free(im->groups[g].wording);
+		free(im->groups[g].named);
+		free(im->groups[g].named_text);
+	}
+	free(im->groups);
+	for (size_t i = 0; i < im->nids; i++) {
+		free(im->ids[i].id);
+		free(im->ids[i].text);
+	}
+	free(im->ids);
+	free(im->wbuf);
+	fw_whence_free(&im->w);
+	fw_licmap_free(&im->map);
+}
+
+int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d)
+{
+	struct imp im = { .o = o, .rep = rep, .d = d, .srcfd = -1, .rootfd = -1, .parentfd = -1,
+			  .stagedir = -1, .stagefd = -1, .in = { .fd = -1 }, .fwfd = -1 };
+	int r;
+
+	memset(rep, 0, sizeof(*rep));
+	r = import_load(&im);
+	if (r == 0)
+		r = import_stage(&im);
+	if (r == 0)
+		r = import_copy(&im);
+	if (r == 0)
+		r = import_manifests(&im);
+	if (r == 0)
+		r = import_swap(&im);
+	/* A stage still ours (not renamed into place, not handed to the
+	 * journal) is removed: a failure leaves DIR as it was. */
+	if (r < 0 && im.stagedir >= 0 && im.stage[0])
 		fw_rm_rf_at(im.stagedir, im.stage);
-out:
-	into_free(&in);
-	free(im.stage_path);
-	free(im.kept_split);
-	if (fwfd >= 0)
-		close(fwfd);
-	if (have_t)
-		fw_tree_free(&t);
-	if (have_old)
-		fw_tree_free(&old);
-	free(jobs);
-	free(into);
-	for (size_t i = 0; im.licfds && i < o->nlicence_dirs; i++)
-		if (im.licfds[i] >= 0)
-			close(im.licfds[i]);
-	free(im.licfds);
-	if (im.srcfd >= 0)
-		close(im.srcfd);
-	if (im.rootfd >= 0)
-		close(im.rootfd);
-	dep5_free(&im.dep5);
-	if (im.stagefd >= 0)
-		close(im.stagefd);
-	if (im.parentfd >= 0)
-		close(im.parentfd);
-	for (size_t i = 0; im.replace && i <= im.nlines + 1; i++) {
-		free(im.replace[i]);
-		free(im.after[i]);
-	}
-	free(im.replace);
-	free(im.after);
-	free(im.lines);
-	free(im.lens);
-	free(im.named);
-	free(im.orig);
-	for (size_t g = 0; im.groups && g < im.w.nlicences; g++) {
-		free(im.groups[g].expr);
-		free(im.groups[g].wording);
-		free(im.groups[g].named);
-		free(im.groups[g].named_text);
-	}
-	free(im.groups);
-	for (size_t i = 0; i < im.nids; i++) {
-		free(im.ids[i].id);
-		free(im.ids[i].text);
-	}
-	free(im.ids);
-	free(im.wbuf);
-	fw_whence_free(&im.w);
-	fw_licmap_free(&im.map);
+	import_free(&im);
 	return r;
 }

@@ -8,10 +8,9 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "licmap.h"
 #include "policy.h"
 
-#define FW_LICMAP_HEADER "# fwdist licence map 1"
-#define FW_TREE_LICMAP "manifests/licence-map"
 /* The licence of what import refuses (unknown licence, text not found):
  * undistributable, its text written by import itself. */
 #define FW_IMPORT_REFUSED "LicenseRef-fwdist-refused"
@@ -21,37 +20,6 @@
 #define FW_IMPORT_VOUCHED "LicenseRef-fwdist-vouched"
 /* The Licence: wording import gives those files (--no-whence). */
 #define FW_IMPORT_INSTALLED_WORDING "Unknown: an installed tree without licence information."
-
-/* One line of manifests/licence-map: KEY<TAB>EXPRESSION<TAB>CATEGORY<TAB>REASON.
- * KEY is "file:NAME" (an upstream licence file), "text:WORDING" (an inline
- * licence: the whole text from the Licence: line to the next keyword line
- * or separator, whitespace-normalised), "sha256:DIGEST" (the SHA-256 of
- * such a wording, for long ones) or "id:ID" (an SPDX id or LicenseRef-*
- * that upstream's SPDX identifier lines name; its expression is ID). */
-struct fw_licmap_entry {
-	char *key;
-	char *expr;
-	enum fw_category cat;
-	char *reason;
-	unsigned line;
-};
-
-struct fw_licmap {
-	char *path;
-	struct fw_licmap_entry *v; /* sorted by key (the file is kept sorted) */
-	size_t n, cap;
-};
-
-/* Strict: header, four tab-separated fields, known key kind, a category of
- * the policy, an expression that parses, sorted and unique keys. Errors go
- * to d as path:line. 0 or -ENOMEM. */
-int fw_licmap_parse(struct fw_licmap *m, const char *path, const char *buf, size_t len,
-		    struct fw_diag *d);
-void fw_licmap_free(struct fw_licmap *m);
-const struct fw_licmap_entry *fw_licmap_find(const struct fw_licmap *m, const char *key);
-/* Collapse every run of blanks (space, tab, CR, LF) to one space and trim:
- * the key form of an inline licence's wording. New string or NULL. */
-char *fw_licmap_normalise(const char *s, size_t n);
 
 struct fw_strv {
 	char **v;

@@ -20,33 +20,20 @@ const char *fw_entry_kind_name(enum fw_entry_kind k)
 	return "?";
 }
 
-enum kw {
-	KW_NONE,
-	KW_DRIVER,
-	KW_FILE,
-	KW_RAWFILE,
-	KW_LINK,
-	KW_SOURCE,
-	KW_VERSION,
-	KW_INFO,
-	KW_LICENCE,
-	KW_SPDX,
-};
-
 static const struct {
 	const char *word;
-	enum kw kw;
+	enum fw_whence_kw kw;
 } keywords[] = {
-	{ "Driver:", KW_DRIVER },
-	{ "File:", KW_FILE },
-	{ "RawFile:", KW_RAWFILE },
-	{ "Link:", KW_LINK },
-	{ "Source:", KW_SOURCE },
-	{ "Version:", KW_VERSION },
-	{ "Info:", KW_INFO },
-	{ "Licence:", KW_LICENCE },
-	{ "License:", KW_LICENCE },
-	{ "SPDX-License-Identifier:", KW_SPDX },
+	{ "Driver:", FW_KW_DRIVER },
+	{ "File:", FW_KW_FILE },
+	{ "RawFile:", FW_KW_RAWFILE },
+	{ "Link:", FW_KW_LINK },
+	{ "Source:", FW_KW_SOURCE },
+	{ "Version:", FW_KW_VERSION },
+	{ "Info:", FW_KW_INFO },
+	{ "Licence:", FW_KW_LICENCE },
+	{ "License:", FW_KW_LICENCE },
+	{ "SPDX-License-Identifier:", FW_KW_SPDX },
 };
 
 struct parser {
@@ -62,7 +49,7 @@ struct parser {
 	long last_file;    /* index of the last File/RawFile in the block, -1 none */
 };
 
-static bool is_sep(const char *s, size_t n)
+bool fw_whence_is_sep(const char *s, size_t n)
 {
 	size_t i = 0;
 
@@ -208,7 +195,7 @@ static char *dup_text(const char *s, const char *e)
 	return fw_strndup(s, (size_t)(e - s));
 }
 
-static int licence_line(struct parser *p, enum kw kw, const char *s, const char *e)
+static int licence_line(struct parser *p, enum fw_whence_kw kw, const char *s, const char *e)
 {
 	struct fw_whence *w = p->w;
 	struct fw_whence_licence *l;
@@ -232,7 +219,7 @@ static int licence_line(struct parser *p, enum kw kw, const char *s, const char 
 		p->lic_pending = w->nentries;
 	}
 	l = &w->licences[p->lic - 1];
-	if (kw == KW_LICENCE) {
+	if (kw == FW_KW_LICENCE) {
 		if (!l->text) {
 			l->text = text;
 			l->text_line = p->line;
@@ -263,18 +250,20 @@ static int licence_line(struct parser *p, enum kw kw, const char *s, const char 
 	return 0;
 }
 
-/* The keyword a line starts with (KW_NONE for prose); *kwlen its length. */
-static enum kw keyword_of(const char *s, const char *e, size_t *kwlen)
+enum fw_whence_kw fw_whence_keyword(const char *s, size_t n, size_t *kwlen)
 {
 	for (size_t i = 0; i < FW_ARRAY_SIZE(keywords); i++) {
-		size_t n = strlen(keywords[i].word);
+		size_t k = strlen(keywords[i].word);
 
-		if ((size_t)(e - s) >= n && memcmp(s, keywords[i].word, n) == 0) {
-			*kwlen = n;
+		if (n >= k && memcmp(s, keywords[i].word, k) == 0) {
+			if (kwlen)
+				*kwlen = k;
 			return keywords[i].kw;
 		}
 	}
-	return KW_NONE;
+	if (kwlen)
+		*kwlen = 0;
+	return FW_KW_NONE;
 }
 
 static int driver_line(struct parser *p, const char *rest, const char *e)
@@ -315,18 +304,18 @@ static int driver_line(struct parser *p, const char *rest, const char *e)
 }
 
 /* Version: and Info: belong to the File above them; the first of each counts. */
-static int file_detail_line(struct parser *p, enum kw kw, const char *rest, const char *e)
+static int file_detail_line(struct parser *p, enum fw_whence_kw kw, const char *rest, const char *e)
 {
 	struct fw_whence *w = p->w;
 
-	if (kw == KW_VERSION)
+	if (kw == FW_KW_VERSION)
 		w->counts.version++;
 	else
 		w->counts.info++;
 	if (p->in_block && p->last_file >= 0) {
 		struct fw_whence_entry *f = &w->entries[p->last_file];
-		char **slot = kw == KW_VERSION ? &f->version : &f->info;
-		unsigned *ln = kw == KW_VERSION ? &f->version_line : &f->info_line;
+		char **slot = kw == FW_KW_VERSION ? &f->version : &f->info;
+		unsigned *ln = kw == FW_KW_VERSION ? &f->version_line : &f->info_line;
 
 		if (!*slot) {
 			*slot = dup_text(rest, e);
@@ -433,38 +422,38 @@ static int parse_line(struct parser *p, const char *s, const char *e)
 {
 	struct fw_whence *w = p->w;
 	size_t kwlen = 0;
-	enum kw kw;
+	enum fw_whence_kw kw;
 	const char *rest;
 
-	if (is_sep(s, (size_t)(e - s))) {
+	if (fw_whence_is_sep(s, (size_t)(e - s))) {
 		end_block(p);
 		return 0;
 	}
-	kw = keyword_of(s, e, &kwlen);
+	kw = fw_whence_keyword(s, (size_t)(e - s), &kwlen);
 	rest = s + kwlen;
 	switch (kw) {
-	case KW_NONE:
+	case FW_KW_NONE:
 		return 0; /* prose */
-	case KW_DRIVER:
+	case FW_KW_DRIVER:
 		return driver_line(p, rest, e);
-	case KW_FILE:
+	case FW_KW_FILE:
 		w->counts.file++;
 		return entry_line(p, FW_E_FILE, rest, e);
-	case KW_RAWFILE:
+	case FW_KW_RAWFILE:
 		w->counts.rawfile++;
 		return entry_line(p, FW_E_RAWFILE, rest, e);
-	case KW_LINK:
+	case FW_KW_LINK:
 		w->counts.link++;
 		return entry_line(p, FW_E_LINK, rest, e);
-	case KW_SOURCE:
+	case FW_KW_SOURCE:
 		w->counts.source++;
 		return entry_line(p, FW_E_SOURCE, rest, e);
-	case KW_VERSION:
-	case KW_INFO:
+	case FW_KW_VERSION:
+	case FW_KW_INFO:
 		return file_detail_line(p, kw, rest, e);
-	case KW_LICENCE:
-	case KW_SPDX:
-		if (kw == KW_LICENCE)
+	case FW_KW_LICENCE:
+	case FW_KW_SPDX:
+		if (kw == FW_KW_LICENCE)
 			w->counts.licence++;
 		else
 			w->counts.spdx++;

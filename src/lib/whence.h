@@ -3,6 +3,7 @@
 #ifndef FWDIST_WHENCE_H
 #define FWDIST_WHENCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "diag.h"
@@ -63,6 +64,27 @@ struct fw_whence {
 	struct fw_whence_counts counts;
 	unsigned errors; /* syntax errors reported to the diagnostics */
 };
+
+/* The lexer, for the readers of WHENCE text beside the parser (import
+ * rewrites upstream's lines): a keyword line starts with one of these. */
+enum fw_whence_kw {
+	FW_KW_NONE, /* prose */
+	FW_KW_DRIVER,
+	FW_KW_FILE,
+	FW_KW_RAWFILE,
+	FW_KW_LINK,
+	FW_KW_SOURCE,
+	FW_KW_VERSION,
+	FW_KW_INFO,
+	FW_KW_LICENCE, /* Licence: or License: */
+	FW_KW_SPDX,
+};
+
+/* A block separator: a run of ten or more dashes, then only blanks. */
+bool fw_whence_is_sep(const char *s, size_t n);
+/* The keyword the line [s, s + n) starts with, its length in *kwlen (0 for
+ * prose; kwlen may be NULL). */
+enum fw_whence_kw fw_whence_keyword(const char *s, size_t n, size_t *kwlen);
 
 /* Parse buf (len bytes); lines end in "\n" or "\r\n". Syntax errors go to d
  * as "path:line: ..."; parsing goes on after them so one run reports all.

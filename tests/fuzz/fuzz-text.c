@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "licmap.h"
 #include "modmap.h"
 #include "policy.h"
 #include "split.h"
@@ -49,6 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fw_modmap m = { 0 };
 	fw_modmap_parse(&m, "manifests/modules", buf, size, &d);
 	fw_modmap_free(&m);
+#elif defined(FUZZ_LICMAP)
+	struct fw_licmap m = { 0 };
+	fw_licmap_parse(&m, "manifests/licence-map", buf, size, &d);
+	fw_licmap_free(&m);
 #else
 #error "define one FUZZ_<target>"
 #endif

@@ -38,6 +38,48 @@ TEST(kind_names)
 	CHECK_EQ_STR(fw_entry_kind_name((enum fw_entry_kind)42), "?");
 }
 
+/* The lexer import reads upstream's lines with: the parser's own keywords
+ * and separators, so the two never disagree on what a line is. */
+TEST(lexer_keywords_and_separators)
+{
+	static const struct {
+		const char *line;
+		enum fw_whence_kw kw;
+		size_t len;
+	} cases[] = {
+		{ "Driver: tg3 - Broadcom", FW_KW_DRIVER, 7 },
+		{ "File: tigon/tg3.bin", FW_KW_FILE, 5 },
+		{ "RawFile: a.bin", FW_KW_RAWFILE, 8 },
+		{ "Link: a -> b", FW_KW_LINK, 5 },
+		{ "Source: cis/", FW_KW_SOURCE, 7 },
+		{ "Version: 1", FW_KW_VERSION, 8 },
+		{ "Info: x", FW_KW_INFO, 5 },
+		{ "Licence: Redistributable.", FW_KW_LICENCE, 8 },
+		{ "License: Redistributable.", FW_KW_LICENCE, 8 },
+		{ "SPDX-License-Identifier: MIT", FW_KW_SPDX, 24 },
+		{ "File:", FW_KW_FILE, 5 },
+		{ " File: indented is prose", FW_KW_NONE, 0 },
+		{ "file: lower case is prose", FW_KW_NONE, 0 },
+		{ "Fil", FW_KW_NONE, 0 },
+		{ "", FW_KW_NONE, 0 },
+	};
+	size_t len = 99;
+
+	for (size_t i = 0; i < FW_ARRAY_SIZE(cases); i++) {
+		CHECK_EQ_INT(fw_whence_keyword(cases[i].line, strlen(cases[i].line), &len),
+			     cases[i].kw);
+		CHECK_EQ_INT(len, cases[i].len);
+	}
+	/* Only n bytes are looked at: "File:" cut to "Fil" is prose. */
+	CHECK_EQ_INT(fw_whence_keyword("File: x", 3, NULL), FW_KW_NONE);
+	CHECK(fw_whence_is_sep("----------", 10));
+	CHECK(fw_whence_is_sep("------------- \t", 15));
+	CHECK(!fw_whence_is_sep("---------", 9));
+	CHECK(!fw_whence_is_sep("---------- x", 12));
+	CHECK(!fw_whence_is_sep(" ----------", 11));
+	CHECK(!fw_whence_is_sep("", 0));
+}
+
 TEST(every_keyword_counted)
 {
 	static const char text[] =

@@ -1,0 +1,612 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist import: licences: classifying upstream's licence groups by the map, finding their texts, writing them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "import-int.h"
+#include "manifest.h"
+#include "util.h"
+
+/* --vouch: the installed tree's wording classified as FW_IMPORT_VOUCHED,
+ * unless the map classifies it itself. Kept sorted. 0 or -ENOMEM. */
+int imp_licmap_vouch(struct fw_licmap *m)
+{
+	static const char key[] = "text:" FW_IMPORT_INSTALLED_WORDING;
+	struct fw_licmap_entry e = { .cat = FW_CAT_NONFREE };
+	size_t at = 0;
+
+	if (fw_licmap_find(m, key))
+		return 0;
+	e.key = strdup(key);
+	e.expr = strdup(FW_IMPORT_VOUCHED);
+	e.reason = strdup("an installed tree its importer vouches for (import --vouch); "
+			  "its licence is not classified");
+	if (!e.key || !e.expr || !e.reason || fw_grow(&m->v, &m->cap, m->n, sizeof(*m->v)) < 0) {
+		free(e.key);
+		free(e.expr);
+		free(e.reason);
+		return -ENOMEM;
+	}
+	while (at < m->n && strcmp(m->v[at].key, e.key) < 0)
+		at++;
+	memmove(&m->v[at + 1], &m->v[at], (m->n - at) * sizeof(*m->v));
+	m->v[at] = e;
+	m->n++;
+	return 0;
+}
+
+static int add_id(struct imp *im, const char *id, size_t len, struct idinfo **out)
+{
+	for (size_t i = 0; i < im->nids; i++)
+		if (strlen(im->ids[i].id) == len && memcmp(im->ids[i].id, id, len) == 0) {
+			*out = &im->ids[i];
+			return 0;
+		}
+	if (fw_grow(&im->ids, &im->cap_ids, im->nids, sizeof(*im->ids)) < 0)
+		return -ENOMEM;
+	memset(&im->ids[im->nids], 0, sizeof(*im->ids));
+	im->ids[im->nids].id = fw_strndup(id, len);
+	if (!im->ids[im->nids].id)
+		return -ENOMEM;
+	*out = &im->ids[im->nids++];
+	return 0;
+}
+
+struct ids_ctx {
+	struct imp *im;
+	const char *unknown; /* first id the map lacks */
+	char unk[256];
+};
+
+static int each_id(void *ctx, const char *id, size_t len)
+{
+	struct ids_ctx *c = ctx;
+	struct idinfo *x;
+	int r = add_id(c->im, id, len, &x);
+
+	if (r < 0)
+		return r;
+	if (!x->map)
+		x->map = fw_licmap_id(&c->im->map, x->id);
+	if (!x->map && !c->unknown) {
+		snprintf(c->unk, sizeof(c->unk), "%s", x->id);
+		c->unknown = c->unk;
+	}
+	return 0;
+}
+
+/* The file an inline wording points at ("See LICENCE.foo for details."). */
+char *imp_wording_file(const char *s)
+{
+	static const char *const starts[] = { "LICENCE", "LICENSE", "COPYING", "GPL-", "LGPL-" };
+
+	for (const char *p = s; (p = strcasestr(p, "see ")); p += 4) {
+		const char *q = p + 4, *e;
+		char *tok;
+
+		if (p > s && p[-1] != ' ' && p[-1] != '(' && p[-1] != '.' && p[-1] != ',')
+			continue;
+		while (*q == ' ' || *q == '(' || *q == '`' || *q == '"' || *q == '\'')
+			q++;
+		for (e = q; *e && *e != ' ' && *e != '`' && *e != '"' && *e != '\''; e++)
+			;
+		while (e > q && strchr(".,;:)", e[-1]))
+			e--;
+		tok = fw_strndup(q, (size_t)(e - q));
+		if (!tok)
+			return NULL;
+		for (size_t i = 0; i < FW_ARRAY_SIZE(starts); i++)
+			if (strncmp(tok, starts[i], strlen(starts[i])) == 0 ||
+			    (strchr(tok, '/') && !strstr(tok, "://")))
+				return tok;
+		free(tok);
+	}
+	return NULL;
+}
+
+/* Further SPDX lines of the group whose first is at line ln (upstream's
+ * ib_qib block has two): the parser joins them with AND into the first
+ * one's expression, so that line gets the whole expression and these
+ * become prose; left as they are, a refusal or a normalised id on the
+ * first line would leave them naming a licence of their own. Returns how
+ * many, or -ENOMEM. */
+static int further_spdx_lines(struct imp *im, unsigned ln)
+{
+	int n = 0;
+
+	for (unsigned i = ln + 1; i <= im->nlines; i++) {
+		const char *s = im->lines[i];
+		size_t len = im->lens[i];
+		enum fw_whence_kw kw = fw_whence_keyword(s, len, NULL);
+
+		/* The group ends at a separator or an entry's line. */
+		if (fw_whence_is_sep(s, len) || kw == FW_KW_DRIVER || kw == FW_KW_FILE ||
+		    kw == FW_KW_RAWFILE || kw == FW_KW_LINK || kw == FW_KW_SOURCE)
+			break;
+		if (kw != FW_KW_SPDX)
+			continue;
+		if (imp_set_replace(im, i, fw_asprintf("# fwdist import: joined to the SPDX line above: %.*s",
+						   (int)len, s)) < 0)
+			return -ENOMEM;
+		n++;
+	}
+	return n;
+}
+
+/* Classify every licence group: its own SPDX line, else the wording, else
+ * the file the wording names. */
+int imp_classify(struct imp *im)
+{
+	struct fw_whence *w = &im->w;
+
+	im->groups = calloc(w->nlicences + 1, sizeof(*im->groups));
+	if (!im->groups)
+		return -ENOMEM;
+	for (size_t g = 0; g < w->nlicences; g++) {
+		const struct fw_whence_licence *l = &w->licences[g];
+		struct group *gr = &im->groups[g];
+		struct ids_ctx c = { .im = im };
+		const char *syn;
+		char *key;
+		int r;
+
+		if (l->text_line) {
+			/* The whole paragraph: to the next keyword line or separator. */
+			size_t cap = 0, n = 0;
+			char *all = NULL;
+			unsigned ln = l->text_line;
+			const char *s = im->lines[ln];
+			size_t k = strncmp(s, "Licence:", 8) == 0 || strncmp(s, "License:", 8) == 0 ? 8 : 0;
+
+			for (; ln <= im->nlines; ln++) {
+				const char *ls = im->lines[ln] + (ln == l->text_line ? k : 0);
+				size_t len = im->lens[ln] - (ln == l->text_line ? k : 0);
+
+				if (ln > l->text_line &&
+				    (fw_whence_keyword(im->lines[ln], im->lens[ln], NULL) != FW_KW_NONE ||
+				     fw_whence_is_sep(im->lines[ln], im->lens[ln])))
+					break;
+				if (imp_add_line(&all, &n, &cap, ls, len) < 0)
+					return -ENOMEM;
+				for (size_t j = 0; j < im->lens[ln]; j++)
+					if (im->lines[ln][j] != ' ' && im->lines[ln][j] != '\t') {
+						gr->para_end = ln;
+						break;
+					}
+			}
+			gr->wording = fw_licmap_normalise(all ? all : "", n);
+			free(all);
+			if (!gr->wording)
+				return -ENOMEM;
+		}
+		if (l->spdx) {
+			/* SPDX ids are letters, digits, '.' and '-'; upstream's
+			 * LicenseRef-LICENCE.foo_bar become LicenseRef-LICENCE.foo-bar. */
+			char *norm = strdup(l->spdx);
+
+			if (!norm)
+				return -ENOMEM;
+			for (char *q = norm; *q; q++)
+				if (*q == '_')
+					*q = '-';
+			r = further_spdx_lines(im, l->spdx_line);
+			if (r < 0 ||
+			    ((strcmp(norm, l->spdx) != 0 || r > 0) &&
+			     imp_set_replace(im, l->spdx_line,
+					 fw_asprintf("SPDX-License-Identifier: %s", norm)) < 0)) {
+				free(norm);
+				return -ENOMEM;
+			}
+			r = fw_spdx_eval(NULL, norm, &(enum fw_category){ 0 }, each_id, &c, &syn);
+			if (r == -ENOMEM)
+				return r;
+			if (r < 0) {
+				gr->refused = true;
+				gr->why = "bad SPDX expression";
+			} else if (c.unknown) {
+				gr->refused = true;
+				gr->why = "licence not in the licence map";
+				if (imp_strv_take(&im->rep->unknown,
+					      fw_asprintf("WHENCE:%u: id:%s", l->spdx_line, c.unknown)) < 0)
+					return -ENOMEM;
+			} else {
+				gr->expr = norm;
+				norm = NULL;
+			}
+			free(norm);
+			continue;
+		}
+		if (!gr->wording) {
+			gr->refused = true;
+			gr->why = "no licence";
+			continue;
+		}
+		key = fw_asprintf("text:%s", gr->wording);
+		if (!key)
+			return -ENOMEM;
+		{
+			const struct fw_licmap_entry *e = fw_licmap_find(&im->map, key);
+			char *file = NULL, hex[FW_SHA256_HEX + 1];
+			uint8_t dig[FW_SHA256_LEN];
+			struct fw_sha256 h;
+
+			free(key);
+			/* Long wordings are keyed by their digest (the map then
+			 * holds no third-party text, and still matches exactly). */
+			r = fw_sha256_init(&h);
+			if (r == 0)
+				r = fw_sha256_update(&h, gr->wording, strlen(gr->wording));
+			if (r == 0)
+				r = fw_sha256_final(&h, dig);
+			fw_sha256_free(&h);
+			if (r < 0)
+				return r;
+			fw_sha256_hex(dig, hex);
+			if (!e) {
+				key = fw_asprintf("sha256:%s", hex);
+				if (!key)
+					return -ENOMEM;
+				e = fw_licmap_find(&im->map, key);
+				free(key);
+			}
+			if (!e && (file = imp_wording_file(gr->wording))) {
+				key = fw_asprintf("file:%s", file);
+				e = key ? fw_licmap_find(&im->map, key) : NULL;
+				free(key);
+			} else if (e) {
+				gr->inline_id = e->expr;
+			}
+			free(file);
+			if (!e) {
+				gr->refused = true;
+				gr->why = "licence not in the licence map";
+				if (imp_strv_take(&im->rep->unknown,
+					      fw_asprintf("WHENCE:%u: sha256:%s text:%s", l->text_line, hex,
+							  fw_esc(gr->wording))) < 0)
+					return -ENOMEM;
+				continue;
+			}
+			r = fw_spdx_eval(NULL, e->expr, &(enum fw_category){ 0 }, each_id, &c, &syn);
+			if (r == -ENOMEM)
+				return r;
+			if (c.unknown) {
+				gr->refused = true;
+				gr->why = "an id of its map expression has no category in the map";
+				if (imp_strv_take(&im->rep->unknown,
+					      fw_asprintf("WHENCE:%u: id:%s", l->text_line, c.unknown)) < 0)
+					return -ENOMEM;
+				continue;
+			}
+			gr->expr = strdup(e->expr);
+			if (!gr->expr)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Read a licence text found at dirfd/name (never out of dirfd): LF line
+ * ends, no NUL, not empty. */
+int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf)
+{
+	int fd = fw_open_resolve(dirfd, name, O_RDONLY | O_NONBLOCK);
+	char *b, *o;
+	size_t n;
+	int r;
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	/* fw_read_text does not follow a final symlink: read what resolved. */
+	fd = fw_open_resolve(dirfd, name, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	{
+		struct stat st;
+		ssize_t got;
+
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)FW_TEXT_MAX ||
+		    st.st_size == 0) {
+			close(fd);
+			return -EINVAL;
+		}
+		b = malloc((size_t)st.st_size + 1);
+		if (!b) {
+			close(fd);
+			return -ENOMEM;
+		}
+		n = 0;
+		while (n < (size_t)st.st_size &&
+		       (got = read(fd, b + n, (size_t)st.st_size - n)) != 0) {
+			if (got < 0) {
+				if (errno == EINTR)
+					continue;
+				r = -errno;
+				free(b);
+				close(fd);
+				return r;
+			}
+			n += (size_t)got;
+		}
+		close(fd);
+	}
+	if (memchr(b, '\0', n)) {
+		free(b);
+		return -EINVAL;
+	}
+	*crlf = false;
+	o = b;
+	for (size_t i = 0; i < n; i++) {
+		if (b[i] == '\r' && i + 1 < n && b[i + 1] == '\n') {
+			*crlf = true;
+			continue;
+		}
+		*o++ = b[i];
+	}
+	*o = '\0';
+	*buf = b;
+	*len = (size_t)(o - b);
+	return 0;
+}
+
+/* "GPL-2.0-or-later" and "GPL-2.0-only" share one text. */
+static bool same_text(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	la = strcspn(a, "+");
+	lb = strcspn(b, "+");
+	if (strlen(a) > 9 && strcmp(a + strlen(a) - 9, "-or-later") == 0)
+		la = strlen(a) - 9;
+	else if (strlen(a) > 5 && strcmp(a + strlen(a) - 5, "-only") == 0)
+		la = strlen(a) - 5;
+	if (strlen(b) > 9 && strcmp(b + strlen(b) - 9, "-or-later") == 0)
+		lb = strlen(b) - 9;
+	else if (strlen(b) > 5 && strcmp(b + strlen(b) - 5, "-only") == 0)
+		lb = strlen(b) - 5;
+	return la == lb && memcmp(a, b, la) == 0;
+}
+
+static int try_text(struct imp *im, struct idinfo *x, int dirfd, const char *dir, const char *name)
+{
+	char *path = fw_asprintf("%s%s", dir, name);
+	bool crlf = false;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = fw_name_problem(path) ? -EINVAL : imp_read_licence(dirfd, path, &x->text, &x->len, &crlf);
+	if (r == 0 && crlf)
+		r = imp_strv_take(&im->rep->notes,
+			      fw_asprintf("licence text %s: CRLF line ends converted", fw_esc(path)));
+	free(path);
+	return r == -ENOMEM ? r : 0;
+}
+
+/* Find the text of every id in use: the licence files the map names for
+ * it, then ID and ID.txt, at the top of SRC, in SRC/LICENSES/ and in each
+ * --licence-dir; else, for an id an inline wording defines, the wording. */
+int imp_find_texts(struct imp *im)
+{
+	for (size_t i = 0; i < im->nids; i++) {
+		struct idinfo *x = &im->ids[i];
+		struct fw_strv names = { 0 };
+		int r = 0;
+
+		if (!x->used || strcmp(x->id, FW_IMPORT_REFUSED) == 0)
+			continue;
+		for (size_t k = 0; k < im->map.n && r == 0; k++)
+			if (strncmp(im->map.v[k].key, "file:", 5) == 0 &&
+			    same_text(im->map.v[k].expr, x->id) && !imp_strv_has(&names, im->map.v[k].key + 5))
+				r = imp_strv_take(&names, strdup(im->map.v[k].key + 5));
+		if (r == 0)
+			r = imp_strv_take(&names, fw_asprintf("%s.txt", x->id));
+		if (r == 0)
+			r = imp_strv_take(&names, strdup(x->id));
+		for (size_t k = 0; k < names.n && r == 0 && !x->text; k++) {
+			r = try_text(im, x, im->srcfd, "", names.v[k]);
+			if (r == 0 && !x->text)
+				r = try_text(im, x, im->srcfd, "LICENSES/", names.v[k]);
+			for (size_t j = 0; j < im->o->nlicence_dirs && r == 0 && !x->text; j++)
+				if (im->licfds[j] >= 0)
+					r = try_text(im, x, im->licfds[j], "", names.v[k]);
+		}
+		fw_strv_free(&names);
+		if (r < 0)
+			return r;
+		if (x->text)
+			continue;
+		/* An inline licence is its own text. */
+		for (size_t g = 0; g < im->w.nlicences && !x->text; g++) {
+			const struct fw_whence_licence *l = &im->w.licences[g];
+			size_t n = 0, cap = 0;
+			char *t = NULL;
+
+			if (!im->groups[g].inline_id || strcmp(im->groups[g].inline_id, x->id) != 0)
+				continue;
+			if (im->groups[g].wording &&
+			    strncmp(im->groups[g].wording, DEP5_WORDING, strlen(DEP5_WORDING)) == 0) {
+				const char *nm = im->groups[g].wording + strlen(DEP5_WORDING);
+
+				for (size_t k = 0; k < im->dep5.ntexts && !x->text; k++)
+					if (strcmp(im->dep5.names[k], nm) == 0) {
+						x->text = strdup(im->dep5.texts[k]);
+						if (!x->text)
+							return -ENOMEM;
+						x->len = strlen(x->text);
+					}
+				if (x->text)
+					break;
+			}
+			for (unsigned ln = l->text_line; ln <= im->groups[g].para_end; ln++) {
+				const char *s = im->lines[ln];
+				size_t len = im->lens[ln];
+
+				if (ln == l->text_line) {
+					s += 8;
+					len -= 8;
+					while (len && (*s == ' ' || *s == '\t'))
+						s++, len--;
+					if (!len)
+						continue;
+				}
+				if (imp_add_line(&t, &n, &cap, s, len) < 0)
+					return -ENOMEM;
+			}
+			x->text = t;
+			x->len = n;
+		}
+	}
+	return 0;
+}
+
+/* The texts the report names as missing: of the ids a group with entries
+ * left wanted (not those of a group whose files are all absent, nor again
+ * those of a group refused already because the licence file its wording
+ * names is missing, which is reported by that name). */
+int imp_report_no_text(struct imp *im)
+{
+	for (size_t i = 0; i < im->nids; i++) {
+		const struct idinfo *x = &im->ids[i];
+
+		if (x->wanted && !x->text &&
+		    imp_strv_take(&im->rep->no_text,
+			      x->map ? fw_asprintf("%s (map: %s:%u)", x->id, im->map.path, x->map->line)
+				     : strdup(x->id)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int imp_notext_id(void *ctx, const char *id, size_t len)
+{
+	struct notext_ctx *c = ctx;
+
+	for (size_t i = 0; i < c->im->nids; i++)
+		if (strlen(c->im->ids[i].id) == len && memcmp(c->im->ids[i].id, id, len) == 0 &&
+		    !c->im->ids[i].text) {
+			c->missing = true;
+			c->im->ids[i].wanted = true;
+		}
+	return 0;
+}
+
+int imp_mark_used(void *ctx, const char *id, size_t len)
+{
+	struct imp *im = ctx;
+	struct idinfo *x;
+	int r = add_id(im, id, len, &x);
+
+	if (r == 0)
+		x->used = true;
+	return r;
+}
+
+int imp_write_policy(struct imp *im)
+{
+	char **lines = calloc(im->nids + 1, sizeof(*lines));
+	size_t n = 0, total = 0;
+	char *buf, *p;
+	int r = 0;
+
+	if (!lines)
+		return -ENOMEM;
+	for (size_t i = 0; i < im->nids; i++) {
+		const struct idinfo *x = &im->ids[i];
+
+		if (!x->used)
+			continue;
+		if (strcmp(x->id, FW_IMPORT_REFUSED) == 0)
+			lines[n] = fw_asprintf("%-36s %-16s %s\n", x->id, "undistributable",
+					       "refused at import: licence not classified or text not found");
+		else if (x->text)
+			lines[n] = fw_asprintf("%-36s %-16s %s\n", x->id,
+					       fw_category_name(x->map->cat), x->map->reason);
+		else
+			continue;
+		if (!lines[n]) {
+			r = -ENOMEM;
+			goto out;
+		}
+		total += strlen(lines[n++]);
+	}
+	if (n > 1)
+		qsort(lines, n, sizeof(*lines), fw_strcmp_ptr);
+	buf = malloc(total + 256);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	p = buf + sprintf(buf, "# fwdist licence policy 1\n# Written by fwdist import from %s.\n",
+			  FW_TREE_LICMAP);
+	for (size_t i = 0; i < n; i++)
+		p = stpcpy(p, lines[i]);
+	r = fw_write_atomic(im->stagefd, FW_TREE_POLICY, buf, (size_t)(p - buf), 0644);
+	free(buf);
+out:
+	fw_free_strv(lines, n);
+	return r;
+}
+
+static const char refused_text[] =
+	"Refused at import by fwdist.\n"
+	"\n"
+	"The blobs under this identifier were listed by the upstream tree, but\n"
+	"their licence is not classified by manifests/licence-map, or its text\n"
+	"was not found. They are listed in WHENCE for the record and are neither\n"
+	"copied nor installed nor packaged until the licence is classified.\n";
+
+int imp_write_texts(struct imp *im)
+{
+	int r = fw_mkdirat(im->stagefd, FW_TREE_LICENSES, 0755);
+
+	if (r < 0 && r != -EEXIST)
+		return r;
+	for (size_t g = 0; g < im->w.nlicences; g++) {
+		const struct group *gr = &im->groups[g];
+		const char *leaf;
+		struct stat st;
+		int pfd;
+
+		if (gr->refused || !gr->named_text ||
+		    fstatat(im->stagefd, gr->named, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		pfd = fw_open_parent(im->stagefd, gr->named, 1, &leaf);
+		if (pfd < 0)
+			return pfd;
+		r = fw_write_atomic(pfd, leaf, gr->named_text, gr->named_len, 0644);
+		if (pfd != im->stagefd)
+			close(pfd);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < im->nids; i++) {
+		const struct idinfo *x = &im->ids[i];
+		char *path;
+
+		if (!x->used)
+			continue;
+		if (!x->text && strcmp(x->id, FW_IMPORT_REFUSED) != 0)
+			continue;
+		if (fw_name_problem(x->id) || strchr(x->id, '/'))
+			continue;
+		path = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, x->id);
+		if (!path)
+			return -ENOMEM;
+		r = x->text ? fw_write_atomic(im->stagefd, path, x->text, x->len, 0644) :
+			      fw_write_atomic(im->stagefd, path, refused_text, sizeof(refused_text) - 1,
+					      0644);
+		free(path);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
