@@ -136,7 +136,8 @@ struct imp {
 	int fwfd;              /* the stage's firmware/ */
 };
 
-/* ---- small helpers (import.c) ---- */
+/* ---- helpers every step uses (import-util.c, a leaf: it calls no other
+ * import file, so the steps and the driver form no cycle) ---- */
 
 /* Take str (NULL: out of memory) into s. 0 or -ENOMEM. */
 int imp_strv_take(struct fw_strv *s, char *str);
@@ -145,9 +146,6 @@ bool imp_strv_has(const struct fw_strv *s, const char *str);
  * allocated), keeping it NUL-terminated. On failure *buf is freed (and
  * NULL): -ENOMEM. */
 int imp_add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len);
-
-/* ---- the WHENCE written (import-whence.c) ---- */
-
 /* Why check would refuse this name (or NULL). */
 const char *imp_name_refusal(const char *name);
 /* im->lines and im->lens from im->wbuf; im->replace and im->after. */
@@ -155,41 +153,6 @@ int imp_split_lines(struct imp *im);
 /* Replace line ln of the WHENCE written (once: the first reason stands);
  * text is taken (NULL: out of memory). 0 or -ENOMEM. */
 int imp_set_replace(struct imp *im, unsigned ln, char *text);
-/* Plan the rewrite: presence of listed files, licence lines. */
-int imp_plan_whence(struct imp *im);
-/* The planned WHENCE into the stage (and im->orig). */
-int imp_write_whence(struct imp *im);
-/* Drop what the model t of the written WHENCE rejects; how many, or -errno. */
-int imp_prune(struct imp *im, const struct fw_tree *t);
-
-/* ---- licences (import-licences.c) ---- */
-
-/* --vouch: the installed tree's wording classified as FW_IMPORT_VOUCHED. */
-int imp_licmap_vouch(struct fw_licmap *m);
-/* Classify every licence group (im->groups). */
-int imp_classify(struct imp *im);
-/* Find the text of every id in use. */
-int imp_find_texts(struct imp *im);
-/* The texts the report names as missing. */
-int imp_report_no_text(struct imp *im);
-/* fw_spdx_eval callbacks: mark an id used (ctx: the imp); mark an id
- * without a text wanted (ctx: a struct notext_ctx). */
-int imp_mark_used(void *ctx, const char *id, size_t len);
-struct notext_ctx {
-	struct imp *im;
-	bool missing;          /* an id has no text */
-};
-int imp_notext_id(void *ctx, const char *id, size_t len);
-/* The file an inline wording points at ("See LICENCE.foo"), or NULL. */
-char *imp_wording_file(const char *s);
-/* A licence text at dirfd/name (never out of dirfd): LF line ends. */
-int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf);
-/* manifests/licenses and LICENSES/ of the stage. */
-int imp_write_policy(struct imp *im);
-int imp_write_texts(struct imp *im);
-
-/* ---- where the tree goes (import-repo.c) ---- */
-
 /* DIR's parent (im->parentfd, where the stage goes when DIR is replaced
  * whole) and DIR's last component (im->leaf); *into keeps the storage. */
 int imp_open_into(struct imp *im, char **into);
@@ -208,6 +171,50 @@ int imp_switch_parts(struct imp *im, const struct into *in);
 /* A split selector for a name or a directory (len bytes of name) at
  * buf + *n: path: with the glob characters escaped and blanks as '?'. */
 void imp_put_path(char *buf, size_t *n, const char *name, size_t len);
+/* A prose line import writes is cut to what the WHENCE reader takes. */
+void imp_cap_prose(char *text);
+/* The licence id [id, id + len) in im->ids, added if new. 0 or -ENOMEM. */
+int imp_add_id(struct imp *im, const char *id, size_t len, struct idinfo **out);
+/* fw_spdx_eval callback: mark an id used (ctx: the imp). */
+int imp_mark_used(void *ctx, const char *id, size_t len);
+
+
+/* ---- the WHENCE written (import-whence.c) ---- */
+
+/* Plan the rewrite: presence of listed files, licence lines. */
+int imp_plan_whence(struct imp *im);
+/* The planned WHENCE into the stage (and im->orig). */
+int imp_write_whence(struct imp *im);
+/* Drop what the model t of the written WHENCE rejects; how many, or -errno. */
+int imp_prune(struct imp *im, const struct fw_tree *t);
+
+/* ---- licences (import-licences.c) ---- */
+
+/* --vouch: the installed tree's wording classified as FW_IMPORT_VOUCHED. */
+int imp_licmap_vouch(struct fw_licmap *m);
+/* Classify every licence group (im->groups). */
+int imp_classify(struct imp *im);
+/* Find the text of every id in use. */
+int imp_find_texts(struct imp *im);
+/* The texts the report names as missing. */
+int imp_report_no_text(struct imp *im);
+/* fw_spdx_eval callback: mark an id without a text wanted (ctx: a struct
+ * notext_ctx). */
+struct notext_ctx {
+	struct imp *im;
+	bool missing;          /* an id has no text */
+};
+int imp_notext_id(void *ctx, const char *id, size_t len);
+/* The file an inline wording points at ("See LICENCE.foo"), or NULL. */
+char *imp_wording_file(const char *s);
+/* A licence text at dirfd/name (never out of dirfd): LF line ends. */
+int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf);
+/* manifests/licenses and LICENSES/ of the stage. */
+int imp_write_policy(struct imp *im);
+int imp_write_texts(struct imp *im);
+
+/* ---- where the tree goes (import-repo.c) ---- */
+
 
 /* ---- --debian-copyright (import-debian.c) ---- */
 

@@ -41,22 +41,6 @@ int imp_licmap_vouch(struct fw_licmap *m)
 	return 0;
 }
 
-static int add_id(struct imp *im, const char *id, size_t len, struct idinfo **out)
-{
-	for (size_t i = 0; i < im->nids; i++)
-		if (strlen(im->ids[i].id) == len && memcmp(im->ids[i].id, id, len) == 0) {
-			*out = &im->ids[i];
-			return 0;
-		}
-	if (fw_grow(&im->ids, &im->cap_ids, im->nids, sizeof(*im->ids)) < 0)
-		return -ENOMEM;
-	memset(&im->ids[im->nids], 0, sizeof(*im->ids));
-	im->ids[im->nids].id = fw_strndup(id, len);
-	if (!im->ids[im->nids].id)
-		return -ENOMEM;
-	*out = &im->ids[im->nids++];
-	return 0;
-}
 
 struct ids_ctx {
 	struct imp *im;
@@ -68,7 +52,7 @@ static int each_id(void *ctx, const char *id, size_t len)
 {
 	struct ids_ctx *c = ctx;
 	struct idinfo *x;
-	int r = add_id(c->im, id, len, &x);
+	int r = imp_add_id(c->im, id, len, &x);
 
 	if (r < 0)
 		return r;
@@ -499,16 +483,6 @@ int imp_notext_id(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
-int imp_mark_used(void *ctx, const char *id, size_t len)
-{
-	struct imp *im = ctx;
-	struct idinfo *x;
-	int r = add_id(im, id, len, &x);
-
-	if (r == 0)
-		x->used = true;
-	return r;
-}
 
 int imp_write_policy(struct imp *im)
 {

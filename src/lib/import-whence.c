@@ -39,28 +39,7 @@ int imp_split_lines(struct imp *im)
 	return im->replace && im->after ? 0 : -ENOMEM;
 }
 
-/* A prose line import writes ("# fwdist import: why: the upstream line")
- * is cut to what the WHENCE reader takes: it quotes a line that may
- * itself be at the limit. Only comments are cut, never an entry. */
-static void cap_prose(char *text)
-{
-	if (text[0] == '#' && strlen(text) > FW_LINE_MAX)
-		strcpy(text + FW_LINE_MAX - 3, "...");
-}
 
-/* Replace line ln (once: the first reason stands). */
-int imp_set_replace(struct imp *im, unsigned ln, char *text)
-{
-	if (!text)
-		return -ENOMEM;
-	cap_prose(text);
-	if (ln == 0 || ln > im->nlines || im->replace[ln]) {
-		free(text);
-		return 0;
-	}
-	im->replace[ln] = text;
-	return 0;
-}
 
 static int add_after(struct imp *im, unsigned ln, const char *text)
 {
@@ -68,7 +47,7 @@ static int add_after(struct imp *im, unsigned ln, const char *text)
 
 	if (!capped)
 		return -ENOMEM;
-	cap_prose(capped);
+	imp_cap_prose(capped);
 	n = old ? fw_asprintf("%s\n%s", old, capped) : strdup(capped);
 	free(capped);
 	if (!n)
@@ -106,19 +85,6 @@ static int drop_entry(struct imp *im, const struct fw_whence_entry *e, const cha
 	return drop_entry_as(im, e, why, true);
 }
 
-/* Why check would refuse this name (or NULL): unsafe for install, a name
- * fwdist keeps for itself, or not UTF-8. Import refuses each such entry
- * alone, so that one bad name never fails the whole import. */
-const char *imp_name_refusal(const char *name)
-{
-	const char *why = fw_name_problem(name);
-
-	if (!why)
-		why = fw_name_reserved(name) ? "a name fwdist reserves" : NULL;
-	if (!why && !fw_utf8_valid(name))
-		why = "name is not valid UTF-8";
-	return why;
-}
 
 /* The limits of the files import writes, for one entry: the line each
  * file gives it, against what that file's reader takes (FW_LINE_MAX), with

@@ -22,32 +22,8 @@
 #include "util.h"
 #include "whence.h"
 
-/* ---- small helpers ---- */
 
-void fw_strv_free(struct fw_strv *s)
-{
-	fw_free_strv(s->v, s->n);
-	memset(s, 0, sizeof(*s));
-}
 
-/* Take str (NULL: out of memory) into s. */
-int imp_strv_take(struct fw_strv *s, char *str)
-{
-	if (!str || fw_grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0) {
-		free(str);
-		return -ENOMEM;
-	}
-	s->v[s->n++] = str;
-	return 0;
-}
-
-bool imp_strv_has(const struct fw_strv *s, const char *str)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], str) == 0)
-			return true;
-	return false;
-}
 
 void fw_import_report_free(struct fw_import_report *r)
 {
@@ -66,23 +42,6 @@ void fw_import_report_free(struct fw_import_report *r)
 
 
 
-/* Append [s, s + len) and a newline to the growable *buf (n used, *cap
- * allocated), keeping it NUL-terminated. On failure *buf is freed (and
- * NULL): -ENOMEM. */
-int imp_add_line(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
-{
-	while (*cap < *n + len + 2)
-		if (fw_grow(buf, cap, *cap, 1) < 0) {
-			free(*buf);
-			*buf = NULL;
-			return -ENOMEM;
-		}
-	memcpy(*buf + *n, s, len);
-	*n += len;
-	(*buf)[(*n)++] = '\n';
-	(*buf)[*n] = '\0';
-	return 0;
-}
 
 /* ---- the model of what was built ---- */
 
@@ -107,22 +66,6 @@ static int job_cmp_name(const void *key, const void *elem)
 	return strcmp(key, ((const struct job *)elem)->name);
 }
 
-/* A split selector for a name or a directory: path: with the glob
- * characters escaped and blanks as '?' (the split's fields are blank-separated). */
-void imp_put_path(char *buf, size_t *n, const char *name, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-
-		if (c == ' ' || c == '\t') {
-			buf[(*n)++] = '?';
-			continue;
-		}
-		if (strchr("*?[\\", c))
-			buf[(*n)++] = '\\';
-		buf[(*n)++] = c;
-	}
-}
 
 /* Append a split line for one file to the growable buf: its package by
  * category, empty:yes for an empty blob (upstream ships it; the kernel
