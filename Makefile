@@ -162,8 +162,15 @@ deb:
 
 # An APT repository of those packages in out/repo (suite SUITE, default
 # bookworm): pool/, dists/SUITE/{main,non-free-firmware}/binary-all/Packages(.xz),
-# Release, and Contents-firmware at the top, as Debian 12's installer reads it.
-repo: deb
+# Release signed as InRelease and Release.gpg with the packager's key
+# (SIGN_KEY=FINGERPRINT, from GNUPGHOME or ~/.gnupg; checked before the
+# packages are built, and without one it stops and says how to make one),
+# the keyring package fwdist-archive-keyring, fwdist.sources with Signed-By
+# (URIs: REPO_URL, default file:// of out/repo), and Contents-firmware at
+# the top, as Debian 12's installer reads it.
+repo:
+	scripts/build-repo --check-key
+	$(MAKE) deb
 	scripts/build-repo
 
 # Two source packages (.dsc + tarball) into out/dist: fwdist (tools, free
@@ -209,6 +216,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/memory
 	@FWDIST=$(abspath $(FWDIST)) tests/alloc/run
 	@FWDIST=$(abspath $(FWDIST)) tests/sign/run
+	@tests/repo/run
 	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
 	@FWDIST=$(abspath $(FWDIST)) tests/images/run
