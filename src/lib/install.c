@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The executor of an install plan: staging, verified copies, links, switches, old names, records. */
-#include "install.h"
+/* The executor of an install plan: staging, links, switches, old names, records; the copies are install-copy.c. */
+#include "install-int.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -18,59 +17,12 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "membudget.h"
 #include "record.h"
 #include "util.h"
 
-/* One entry of the plan as it is carried out: the plan says what, this
- * says how it went. items[i] is plan->v[i] (copies, then links). */
-struct item {
-	const struct fw_plan_entry *pe;
-	char *dest;              /* where it is written: final, or below a staged directory */
-	bool exchange;           /* a directory of the old install is at final: swap it out */
-	bool recorded_same;      /* the record has final with this content and storage */
-	bool unchanged;          /* found in place with the right content: not rewritten */
-	int ok;
-	bool keep_old;           /* a link to it failed: keep its old variants */
-	bool made;               /* renamed into place by this install, */
-	unsigned made_epoch;     /* after this many settles */
-	char *err;               /* why it failed */
-	uint64_t in, out;
-};
+const enum fw_compress inst_all_comp[3] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
 
-/* A directory of the new tree where the old install has a file or a link:
- * built under a temporary name, then swapped in whole. */
-struct stage {
-	char *final; /* the directory's name */
-	char *tmp;   /* its temporary name, in the same parent */
-};
-
-struct ctx {
-	const struct fw_plan *p;
-	const struct fw_tree *t;
-	const struct fw_install_opts *o;
-	int destfd, fwfd;
-	struct item *items;
-	size_t nitems, ncopies;
-	struct stage *stages;
-	size_t nstages, cap_stages;
-	struct fw_records rec;
-	atomic_size_t next;    /* the workers' next index into order */
-	pthread_mutex_t lock;
-	size_t done;
-	uint64_t bytes;
-	size_t *order;         /* copies, largest first: the workers' order; or NULL */
-	size_t batch_max;      /* copies a worker writes back and renames together */
-	atomic_bool unsynced;  /* changed since the last syncfs (settle) */
-	unsigned epoch;        /* settles so far */
-	int settle_err;        /* the first syncfs that failed: nothing is recorded */
-	struct fw_diag *d;
-};
-
-static const enum fw_compress all_comp[] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
-
-static void fail(struct item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct item *it, const char *fmt, ...)
+void inst_fail(struct item *it, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -85,30 +37,13 @@ static void fail(struct item *it, const char *fmt, ...)
 }
 
 /* Why a destination path could not be opened, in words. */
-static const char *parent_error(int r)
+const char *inst_parent_error(int r)
 {
 	if (r == -ELOOP)
 		return "a symlink is in its path in the destination; refusing to follow it";
 	if (r == -ENOTDIR)
 		return "a non-directory is in its path in the destination";
 	return strerror(-r);
-}
-
-static bool is_licence(const struct item *it)
-{
-	return it->pe->kind == FW_PLAN_LICENCE;
-}
-
-/* Where a copy reads from: the tree's firmware/ or, for a text, its root. */
-static int open_src(const struct ctx *c, const struct item *it)
-{
-	return fw_open_beneath(is_licence(it) ? c->t->rootfd : c->t->fwfd, it->pe->src,
-			       O_RDONLY | O_NONBLOCK, 0);
-}
-
-static const char *src_prefix(const struct item *it)
-{
-	return is_licence(it) ? "" : "firmware/";
 }
 
 /* Remove stale temporary files from each directory the plan writes to and
@@ -150,7 +85,7 @@ static void clean_stale(const struct ctx *c)
  * reports a write-back error of the filesystem (Linux 5.8 and later). */
 
 /* Something below destfd changed since the last syncfs. */
-static void changed(struct ctx *c)
+void inst_changed(struct ctx *c)
 {
 	atomic_store(&c->unsynced, true);
 }
@@ -177,13 +112,13 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
 	char buf[512];
 	bool removed = false;
 
-	for (size_t i = 0; i < FW_ARRAY_SIZE(all_comp); i++) {
+	for (size_t i = 0; i < FW_ARRAY_SIZE(inst_all_comp); i++) {
 		struct stat st;
 
-		if (all_comp[i] == keep)
+		if (inst_all_comp[i] == keep)
 			continue;
 		if (snprintf(buf, sizeof(buf), "%.*s%s", (int)baselen, leaf,
-			     fw_compress_suffix(all_comp[i])) >= (int)sizeof(buf))
+			     fw_compress_suffix(inst_all_comp[i])) >= (int)sizeof(buf))
 			continue;
 		if (fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
 			continue;
@@ -192,7 +127,7 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
 		removed = true;
 	}
 	if (removed)
-		changed(c);
+		inst_changed(c);
 	return 0;
 }
 
@@ -209,8 +144,8 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
  * the old blobs that no run may remove, since it is not known to be ours. A
  * kill before the swap leaves the mark in the directory still in place,
  * which the next run swaps out again or cleans. */
-static int replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
-		   pthread_mutex_t *lock, const char *final)
+int inst_replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
+		 pthread_mutex_t *lock, const char *final)
 {
 	struct stat st;
 	bool dir;
@@ -259,182 +194,6 @@ static int replace(int pfd, const char *tmp, const char *leaf, bool exchange, st
 	}
 }
 
-/* Copies written and verified, not yet in place: one syncfs writes back
- * the batch (and anything else pending), then each is renamed to its final
- * name, durable before visible. Bounded: at most BATCH_BYTES of temporary
- * files beside the old ones per worker (the extra space an upgrade needs),
- * and a directory descriptor an entry (c->batch_max keeps all workers'
- * under 256). */
-#define BATCH_MAX 128
-#define BATCH_BYTES (64u << 20)
-
-struct batch {
-	size_t n;
-	uint64_t bytes;
-	struct {
-		struct item *it;
-		int pfd;
-		const char *leaf; /* in it->dest */
-		char tmp[320];
-	} v[BATCH_MAX];
-};
-
-static void commit_batch(struct ctx *c, struct batch *b)
-{
-	int err = 0;
-
-	if (b->n && syncfs(c->destfd) < 0)
-		err = -errno;
-	for (size_t k = 0; k < b->n; k++) {
-		struct item *it = b->v[k].it;
-		int pfd = b->v[k].pfd, r = err;
-
-		if (r == 0)
-			r = replace(pfd, b->v[k].tmp, b->v[k].leaf, it->exchange, c->d, &c->lock,
-				    it->pe->final);
-		if (r < 0) {
-			unlinkat(pfd, b->v[k].tmp, 0);
-			fail(it, "%s: %s; not installed", fw_esc(it->pe->final),
-			     r == -EISDIR ? "a directory is in the way in the destination" :
-					    strerror(-r));
-		} else {
-			/* The old variants (NAME when NAME.xz was installed) go
-			 * only after the links: an old link may still point at
-			 * them (see fw_install). */
-			changed(c);
-			it->ok = 1;
-		}
-		if (pfd != c->destfd)
-			close(pfd);
-	}
-	b->n = 0;
-	b->bytes = 0;
-}
-
-/* Queue a written copy (its temporary name in pfd, which the batch now
- * owns); the worker commits a full batch (batch_full). */
-static void batch_add(struct batch *b, struct item *it, int pfd, const char *leaf, const char *tmp)
-{
-	b->v[b->n].it = it;
-	b->v[b->n].pfd = pfd;
-	b->v[b->n].leaf = leaf;
-	snprintf(b->v[b->n].tmp, sizeof(b->v[b->n].tmp), "%s", tmp);
-	b->n++;
-	b->bytes += it->out;
-}
-
-static bool batch_full(const struct ctx *c, const struct batch *b)
-{
-	return b->n >= c->batch_max || b->bytes >= BATCH_BYTES;
-}
-
-static void do_copy(struct ctx *c, struct item *it, struct batch *b)
-{
-	const struct fw_plan_entry *pe = it->pe;
-	const char *leaf;
-	char tmp[320], want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1];
-	uint8_t dig[FW_SHA256_LEN];
-	struct stat st;
-	int src, pfd, fd, r;
-
-	if (pe->kind == FW_PLAN_LICENCE && pe->text->err) {
-		fail(it, "%s; not installed", fw_text_problem(pe->text));
-		return;
-	}
-	/* Unchanged since the last install (the record says so and the bytes
-	 * in place hash to it): nothing to write. Reading back is cheaper than
-	 * compressing again, and a modified file is still repaired. */
-	if (it->recorded_same && !it->exchange && strcmp(it->dest, pe->final) == 0) {
-		unsigned flags = 0;
-
-		pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
-		fd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		r = fd >= 0 && fw_fd_holds(fd, pe->comp, pe->sha256, pe->size, &flags) ? 0 : -1;
-		if (fd >= 0)
-			close(fd);
-		if (pfd >= 0 && pfd != c->destfd)
-			close(pfd);
-		/* The tree's copy must still have the plan's size: a blob
-		 * truncated or grown since is refused below, not skipped. */
-		src = open_src(c, it);
-		if (src < 0 || fstat(src, &st) < 0 || (uint64_t)st.st_size != pe->size)
-			r = -1;
-		if (src >= 0)
-			close(src);
-		if (r == 0 && flags == 0) {
-			it->ok = 1;
-			it->unchanged = true;
-			return;
-		}
-	}
-	src = open_src(c, it);
-	if (src < 0) {
-		fail(it, "%s%s: %s; not installed", src_prefix(it), fw_esc(pe->src),
-		     src == -ELOOP ? "is a symlink" : strerror(-src));
-		return;
-	}
-	if (fstat(src, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fail(it, "%s%s: not a regular file; not installed", src_prefix(it), fw_esc(pe->src));
-		close(src);
-		return;
-	}
-	pfd = fw_open_parent(c->destfd, it->dest, 1, &leaf);
-	if (pfd < 0) {
-		fail(it, "%s: %s", fw_esc(pe->final), parent_error(pfd));
-		close(src);
-		return;
-	}
-	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
-	if (fd < 0) {
-		fail(it, "%s: cannot create a temporary file: %s", fw_esc(pe->final), strerror(-fd));
-		goto out;
-	}
-	r = fw_copy_compress(src, fd, pe->comp, pe->size, dig, &it->in);
-	if (r == -ESTALE) {
-		fail(it, "%s%s: size differs from the manifest's %llu bytes; not installed",
-		     src_prefix(it), fw_esc(pe->src), (unsigned long long)pe->size);
-	} else if (r < 0) {
-		fail(it, "%s: %s; not installed", fw_esc(pe->final), strerror(-r));
-	} else if (memcmp(dig, pe->sha256, sizeof(dig)) != 0) {
-		fw_sha256_hex(pe->sha256, want);
-		fw_sha256_hex(dig, got);
-		fail(it, "%s%s: SHA-256 mismatch: manifest %s, file %s; not installed",
-		     src_prefix(it), fw_esc(pe->src), want, got);
-	}
-	if (it->err) {
-		/* Verify before replace: a bad copy never reaches the final name. */
-		unlinkat(pfd, tmp, 0);
-		close(fd);
-		goto out;
-	}
-	if (fstat(fd, &st) == 0)
-		it->out = (uint64_t)st.st_size;
-	if (fchmod(fd, 0644) < 0) {
-		fail(it, "%s: %s; not installed", fw_esc(pe->final), strerror(errno));
-		unlinkat(pfd, tmp, 0);
-		close(fd);
-		goto out;
-	}
-	/* Start the write-back now, so that it overlaps the next copies and
-	 * the batch's syncfs finds the data (mostly) on disk already. */
-	sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-	close(fd);
-	close(src);
-	batch_add(b, it, pfd, leaf, tmp); /* takes pfd */
-	return;
-out:
-	if (pfd != c->destfd)
-		close(pfd);
-	close(src);
-}
-
-static bool under(const char *name, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(name, dir, n) == 0 && name[n] == '/';
-}
-
 /* A directory link is switched only once everything the plan puts below
  * its target is in place: otherwise the names the old directory serves
  * would be lost with it (a failed copy, a full disk). */
@@ -445,7 +204,7 @@ static const struct item *dir_link_blocker(const struct ctx *c, const struct ite
 	if (!dir)
 		return NULL;
 	for (size_t i = 0; i < c->nitems; i++)
-		if (&c->items[i] != it && under(c->items[i].pe->final, dir) && !c->items[i].ok)
+		if (&c->items[i] != it && inst_under(c->items[i].pe->final, dir) && !c->items[i].ok)
 			return &c->items[i];
 	return NULL;
 }
@@ -459,13 +218,13 @@ static void do_link(struct ctx *c, struct item *it)
 	int pfd, r;
 
 	if (pe->needs >= 0 && !c->items[pe->needs].ok) {
-		fail(it, "%s: not linked: its target %s was not installed", fw_esc(pe->final),
-		     fw_esc(c->items[pe->needs].pe->name));
+		inst_fail(it, "%s: not linked: its target %s was not installed", fw_esc(pe->final),
+			  fw_esc(c->items[pe->needs].pe->name));
 		return;
 	}
 	if ((blocker = dir_link_blocker(c, it))) {
-		fail(it, "%s: not linked: %s below its target was not installed; the old %s stays",
-		     fw_esc(pe->final), fw_esc(blocker->pe->final), fw_esc(pe->final));
+		inst_fail(it, "%s: not linked: %s below its target was not installed; the old %s stays",
+			  fw_esc(pe->final), fw_esc(blocker->pe->final), fw_esc(pe->final));
 		return;
 	}
 	/* A link to a link made by this install: that one on disk first,
@@ -475,7 +234,7 @@ static void do_link(struct ctx *c, struct item *it)
 		settle(c);
 	pfd = fw_open_parent(c->destfd, it->dest, 1, &leaf);
 	if (pfd < 0) {
-		fail(it, "%s: %s", fw_esc(pe->final), parent_error(pfd));
+		inst_fail(it, "%s: %s", fw_esc(pe->final), inst_parent_error(pfd));
 		if (pe->needs >= 0)
 			c->items[pe->needs].keep_old = true; /* the old link may use them */
 		return;
@@ -487,19 +246,19 @@ static void do_link(struct ctx *c, struct item *it)
 		 * entry: readers see the old or the new link, never none. */
 		r = fw_tmp_symlink(pfd, leaf, pe->target, tmp, sizeof(tmp));
 		if (r == 0) {
-			r = replace(pfd, tmp, leaf, it->exchange, c->d, NULL, pe->final);
+			r = inst_replace(pfd, tmp, leaf, it->exchange, c->d, NULL, pe->final);
 			if (r < 0)
 				unlinkat(pfd, tmp, 0);
 		}
 		if (r == 0) {
-			changed(c);
+			inst_changed(c);
 			it->made = true;
 			it->made_epoch = c->epoch;
 		}
 	}
 	if (r < 0) {
-		fail(it, "%s: %s; not linked", fw_esc(pe->final),
-		     r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
+		inst_fail(it, "%s: %s; not linked", fw_esc(pe->final),
+			  r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
 		if (pe->needs >= 0)
 			c->items[pe->needs].keep_old = true; /* the old link may use them */
 	} else {
@@ -509,80 +268,7 @@ static void do_link(struct ctx *c, struct item *it)
 		close(pfd);
 }
 
-/* If dest is a symlink (a dedup link of an earlier install) that this
- * install will replace by something else, replace it first by a copy of
- * the bytes it leads to now. Otherwise it would serve another blob's new
- * content as soon as that blob is replaced, and keep serving it if its own
- * copy fails or the install is killed: neither its old nor its new
- * content. Best effort: a symlink that leads nowhere valid is left be. */
-static void materialize(int destfd, const struct item *it)
-{
-	const char *leaf;
-	char tmp[320];
-	uint8_t dig[FW_SHA256_LEN];
-	struct stat st;
-	int pfd, src = -1, fd;
-
-	pfd = fw_open_parent(destfd, it->dest, 0, &leaf);
-	if (pfd < 0)
-		return;
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
-		goto out;
-	if (it->pe->kind == FW_PLAN_LINK && fw_symlink_is(pfd, leaf, it->pe->target))
-		goto out; /* stays as it is */
-	src = fw_open_resolve(destfd, it->dest, O_RDONLY | O_NONBLOCK);
-	if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode))
-		goto out;
-	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
-	if (fd < 0)
-		goto out;
-	if (fw_copy_compress(src, fd, FW_COMP_NONE, (uint64_t)st.st_size, dig, NULL) < 0)
-		unlinkat(pfd, tmp, 0);
-	else
-		fw_tmp_commit(pfd, fd, tmp, leaf, 0644);
-	close(fd);
-out:
-	if (src >= 0)
-		close(src);
-	if (pfd != destfd)
-		close(pfd);
-}
-
-static void *worker(void *arg)
-{
-	struct ctx *c = arg;
-	struct batch b = { .n = 0 };
-
-	for (;;) {
-		size_t k = atomic_fetch_add(&c->next, 1), i;
-		uint64_t need;
-
-		if (k >= c->ncopies)
-			break;
-		i = c->order ? c->order[k] : k;
-		if (!c->items[i].err) {
-			need = fw_compress_memusage(c->items[i].pe->comp, c->items[i].pe->size);
-			fw_mem_acquire(need);
-			do_copy(c, &c->items[i], &b);
-			fw_mem_release(need);
-			if (batch_full(c, &b))
-				commit_batch(c, &b);
-		}
-		if (c->o->progress) {
-			pthread_mutex_lock(&c->lock);
-			c->done++;
-			c->bytes += c->items[i].in;
-			c->o->progress(c->o->progress_ctx, c->done, c->ncopies, c->bytes);
-			pthread_mutex_unlock(&c->lock);
-		}
-	}
-	commit_batch(c, &b);
-	return NULL;
-}
-
 /* ---- preflight: what stands at each name now ---- */
-
-static bool under(const char *name, const char *dir);
 
 static const struct fw_rec_entry *recorded(const struct ctx *c, const char *name)
 {
@@ -669,7 +355,7 @@ static bool recorded_below(const struct ctx *c, const char *path)
 {
 	for (size_t i = 0; i < c->rec.n; i++)
 		for (size_t j = 0; j < c->rec.v[i].n; j++)
-			if (under(c->rec.v[i].v[j].name, path))
+			if (inst_under(c->rec.v[i].v[j].name, path))
 				return true;
 	return false;
 }
@@ -812,14 +498,15 @@ static int check_parents(struct ctx *c, struct item *it)
 			if (c->o->force || (e && fw_rec_entry_state(c->destfd, e) == FW_REC_SAME))
 				r = add_stage(c, prefix);
 			else if (e)
-				fail(it, "%s: %s is %s (--force replaces it)", fw_esc(final), fw_esc(prefix),
-				     fw_rec_state_words(fw_rec_entry_state(c->destfd, e)));
+				inst_fail(it, "%s: %s is %s (--force replaces it)", fw_esc(final),
+					  fw_esc(prefix),
+					  fw_rec_state_words(fw_rec_entry_state(c->destfd, e)));
 			else
-				fail(it, "%s: %s", fw_esc(final),
-				     parent_error(S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR));
+				inst_fail(it, "%s: %s", fw_esc(final),
+					  inst_parent_error(S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR));
 			free(prefix);
 		} else {
-			fail(it, "%s: %s", fw_esc(final), strerror(errno));
+			inst_fail(it, "%s: %s", fw_esc(final), strerror(errno));
 		}
 		break;
 	}
@@ -853,14 +540,15 @@ static void check_name(struct ctx *c, struct item *it, int pfd, const char *leaf
 			 * variant goes with the old names it holds. */
 			it->exchange = final;
 		} else if (!final && !changed)
-			fail(it, "%s: a directory is in the way at %s (--force replaces it)",
-			     fw_esc(it->pe->final), fw_esc(name));
+			inst_fail(it, "%s: a directory is in the way at %s (--force replaces it)",
+				  fw_esc(it->pe->final), fw_esc(name));
 		else if (changed)
-			fail(it, "%s: the directory in the way holds %s, changed since fwdist installed it "
-			     "(--force replaces it)", fw_esc(name), fw_esc(changed));
+			inst_fail(it,
+				  "%s: the directory in the way holds %s, changed since fwdist installed it "
+				  "(--force replaces it)", fw_esc(name), fw_esc(changed));
 		else
-			fail(it, "%s: a directory fwdist did not install is in the way "
-			     "(--force replaces it)", fw_esc(name));
+			inst_fail(it, "%s: a directory fwdist did not install is in the way "
+				  "(--force replaces it)", fw_esc(name));
 		free(changed);
 		if (sub >= 0)
 			close(sub);
@@ -876,8 +564,8 @@ static void check_name(struct ctx *c, struct item *it, int pfd, const char *leaf
 
 		if (!same_type && !same_as_planned(pfd, leaf, it->pe) &&
 		    !(S_ISREG(st.st_mode) && materialized(c, pfd, leaf, e)))
-			fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
-			     fw_rec_state_words(FW_REC_OTHER_TYPE));
+			inst_fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
+				  fw_rec_state_words(FW_REC_OTHER_TYPE));
 		return;
 	}
 	if (e) {
@@ -885,14 +573,14 @@ static void check_name(struct ctx *c, struct item *it, int pfd, const char *leaf
 		enum fw_rec_state s = fw_rec_entry_state(c->destfd, e);
 
 		if (s != FW_REC_SAME && s != FW_REC_GONE)
-			fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
-			     fw_rec_state_words(s));
+			inst_fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
+				  fw_rec_state_words(s));
 		return;
 	}
 	if (same_as_planned(pfd, leaf, it->pe))
 		return;
-	fail(it, "%s: %s fwdist did not install is in the way (--force replaces it)", fw_esc(name),
-	     S_ISREG(st.st_mode) ? "a file" : S_ISLNK(st.st_mode) ? "a symlink" : "a special file");
+	inst_fail(it, "%s: %s fwdist did not install is in the way (--force replaces it)", fw_esc(name),
+		  S_ISREG(st.st_mode) ? "a file" : S_ISLNK(st.st_mode) ? "a symlink" : "a special file");
 }
 
 static void check_final(struct ctx *c, struct item *it)
@@ -912,16 +600,17 @@ static void check_final(struct ctx *c, struct item *it)
 	/* The other variants of the name are removed at the end: the same
 	 * rule applies to them. */
 	baselen = strlen(leaf) - strlen(fw_compress_suffix(pe->comp));
-	for (size_t i = 0; i < FW_ARRAY_SIZE(all_comp) && !it->err && !is_licence(it); i++) {
+	for (size_t i = 0; i < FW_ARRAY_SIZE(inst_all_comp) && !it->err && !inst_is_licence(it); i++) {
 		char buf[512], *vname;
 
-		if (all_comp[i] == pe->comp)
+		if (inst_all_comp[i] == pe->comp)
 			continue;
-		snprintf(buf, sizeof(buf), "%.*s%s", (int)baselen, leaf, fw_compress_suffix(all_comp[i]));
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)baselen, leaf,
+			 fw_compress_suffix(inst_all_comp[i]));
 		vname = fw_asprintf("%.*s%s", (int)(strlen(pe->final) - strlen(leaf) + baselen),
-				    pe->final, fw_compress_suffix(all_comp[i]));
+				    pe->final, fw_compress_suffix(inst_all_comp[i]));
 		if (!vname) {
-			fail(it, "out of memory");
+			inst_fail(it, "out of memory");
 			break;
 		}
 		check_name(c, it, pfd, buf, vname, false);
@@ -942,7 +631,7 @@ static int prepare_stages(struct ctx *c)
 		bool nested = false;
 
 		for (size_t o = 0; o < c->nstages && !nested; o++)
-			nested = o != s && under(st->final, c->stages[o].final);
+			nested = o != s && inst_under(st->final, c->stages[o].final);
 		if (nested)
 			continue; /* written inside the outer stage instead */
 		pfd = fw_open_parent(c->destfd, st->final, 1, &leaf);
@@ -962,7 +651,7 @@ static int prepare_stages(struct ctx *c)
 			struct item *it = &c->items[i];
 			char *nd;
 
-			if (!under(it->pe->final, st->final))
+			if (!inst_under(it->pe->final, st->final))
 				continue;
 			nd = fw_asprintf("%s%s", st->tmp, it->pe->final + strlen(st->final));
 			if (!nd)
@@ -987,7 +676,7 @@ static void finish_stages(struct ctx *c)
 		if (!st->tmp)
 			continue;
 		for (size_t i = 0; i < c->nitems && !bad; i++)
-			bad = under(c->items[i].pe->final, st->final) && !c->items[i].ok;
+			bad = inst_under(c->items[i].pe->final, st->final) && !c->items[i].ok;
 		pfd = fw_open_parent(c->destfd, st->final, 0, &leaf);
 		if (pfd < 0) {
 			bad = true;
@@ -998,7 +687,7 @@ static void finish_stages(struct ctx *c)
 				/* Keep the old entry: half a new directory is worse. */
 				fw_rm_rf_at(pfd, tleaf);
 			} else {
-				int r = replace(pfd, tleaf, leaf, true, c->d, NULL, st->final);
+				int r = inst_replace(pfd, tleaf, leaf, true, c->d, NULL, st->final);
 				int sfd;
 
 				if (r < 0)
@@ -1018,10 +707,11 @@ static void finish_stages(struct ctx *c)
 		if (!bad)
 			continue;
 		for (size_t i = 0; i < c->nitems; i++)
-			if (under(c->items[i].pe->final, st->final) && c->items[i].ok) {
+			if (inst_under(c->items[i].pe->final, st->final) && c->items[i].ok) {
 				c->items[i].ok = 0;
-				fail(&c->items[i], "%s: not installed: %s could not be switched to a directory",
-				     fw_esc(c->items[i].pe->final), fw_esc(st->final));
+				inst_fail(&c->items[i],
+					  "%s: not installed: %s could not be switched to a directory",
+					  fw_esc(c->items[i].pe->final), fw_esc(st->final));
 			}
 	}
 }
@@ -1276,57 +966,6 @@ static int check_release(struct ctx *c, const bool *touched)
 	return -ECANCELED;
 }
 
-static int cmp_larger(const void *a, const void *b, void *arg)
-{
-	const struct item *v = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t sx = v[x].pe->size, sy = v[y].pe->size;
-
-	if (sx != sy)
-		return sx > sy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-/* The largest copies first: compressing costs about its size, and a large
- * blob taken last would end the install on one core while the others
- * idle. Only the workers' order changes: items, links, the record and
- * every message keep the plan's. Without memory, the plan's order. */
-static void order_copies(struct ctx *c)
-{
-	c->order = malloc((c->ncopies + 1) * sizeof(*c->order));
-	if (!c->order)
-		return;
-	for (size_t i = 0; i < c->ncopies; i++)
-		c->order[i] = i;
-	qsort_r(c->order, c->ncopies, sizeof(*c->order), cmp_larger, c->items);
-}
-
-static void run_workers(struct ctx *c)
-{
-	unsigned jobs = fw_jobs(c->o->jobs);
-
-	if (jobs > c->ncopies)
-		jobs = c->ncopies ? (unsigned)c->ncopies : 1;
-	/* The budget counts what the running encoders need; for the process
-	 * to hold no more, their buffers must go back to the system when
-	 * freed. glibc's mmap threshold grows to 32 MiB as large blocks are
-	 * freed, and then they come from per-thread arenas, which keep them:
-	 * each thread's high-water mark stays. That is bounded by the budget
-	 * only while the workers' encoders all fit in it; otherwise (xz with
-	 * --jobs 64 and --memory-limit 1, one encoder at a time, held 863 MB)
-	 * a fixed threshold maps each large buffer alone and unmaps it on
-	 * free, at the cost of faulting it in anew for each blob (5% more
-	 * time with xz, which is why it is not always set). */
-	if (c->p->o.comp != FW_COMP_NONE && (uint64_t)jobs * FW_COMPRESS_MEM_MAX > fw_mem_limit())
-		mallopt(M_MMAP_THRESHOLD, 1 << 20);
-	c->batch_max = 256 / jobs;
-	if (c->batch_max > BATCH_MAX)
-		c->batch_max = BATCH_MAX;
-	if (c->batch_max == 0)
-		c->batch_max = 1;
-	fw_parallel_run(jobs, worker, c);
-}
-
 /* Only now the old variants go (NAME once NAME.xz is in place): a link of
  * the old install (NAME -> blob) points at the old blob until its new link
  * (NAME.xz -> blob.xz) has replaced it, and a link may point at a dedup
@@ -1340,7 +979,7 @@ static void drop_old_variants(struct ctx *c)
 		const char *leaf;
 		int pfd, rv;
 
-		if (!it->ok || it->keep_old || is_licence(it))
+		if (!it->ok || it->keep_old || inst_is_licence(it))
 			continue;
 		pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
 		rv = pfd < 0 ? pfd :
@@ -1349,8 +988,8 @@ static void drop_old_variants(struct ctx *c)
 		if (pfd >= 0 && pfd != c->destfd)
 			close(pfd);
 		if (rv < 0) {
-			fail(it, "%s: cannot remove the old variants: %s", fw_esc(pe->final),
-			     strerror(-rv));
+			inst_fail(it, "%s: cannot remove the old variants: %s", fw_esc(pe->final),
+				  strerror(-rv));
 			it->ok = 0;
 		}
 	}
@@ -1461,9 +1100,9 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 		goto out;
 	for (size_t i = 0; i < c.nitems; i++)
 		if (!c.items[i].err && strcmp(c.items[i].dest, c.items[i].pe->final) == 0)
-			materialize(fwfd, &c.items[i]);
-	order_copies(&c);
-	run_workers(&c);
+			inst_materialize(fwfd, &c.items[i]);
+	inst_order_copies(&c);
+	inst_run_workers(&c);
 	/* File links first, then directory links: a directory is switched
 	 * only when everything below its new target, links too, is in place,
 	 * and on disk (settle). */
