@@ -96,4 +96,21 @@ void inst_order_copies(struct ctx *c);
 /* Copy, verify and rename into place every copy of the plan, on the workers. */
 void inst_run_workers(struct ctx *c);
 
+/* ---- install-records.c: install's side of the record ---- */
+
+/* The states of n recorded entries (fw_rec_entry_state) into out, on the workers. */
+void inst_rec_states(const struct ctx *c, const struct fw_rec_entry **v, size_t n,
+		     enum fw_rec_state *out);
+/* Read the records into c->rec before anything is written; -ECANCELED
+ * (reported in c->d) when one is not fwdist's to act on. */
+int inst_load_records(struct ctx *c);
+/* The packages whose records this install rewrites: touched[split.npkgs]. */
+void inst_mark_touched(const struct ctx *c, bool *touched);
+/* A signed release older than a touched package's record, or of its
+ * serial with other pins: -ECANCELED (reported), unless allow_downgrade. */
+int inst_check_release(struct ctx *c, const bool *touched);
+/* After a complete install: remove the old names, keep the changed ones,
+ * write the records. */
+int inst_finish_records(struct ctx *c, struct fw_install_result *res);
+
 #endif
