@@ -96,6 +96,18 @@ void inst_order_copies(struct ctx *c);
 /* Copy, verify and rename into place every copy of the plan, on the workers. */
 void inst_run_workers(struct ctx *c);
 
+/* ---- install-preflight.c: what stands at each name now ---- */
+
+/* A file or a link in the name's path: refused, or (recorded, --force)
+ * a directory switch planned (c->stages). 0 or -ENOMEM. */
+int inst_check_parents(struct ctx *c, struct item *it);
+/* What stands at the final name and its other variants: ours, the same
+ * as planned, or someone else's (it->err). */
+void inst_check_final(struct ctx *c, struct item *it);
+/* Create each planned switch's directory and point the names below it
+ * there (it->dest). 0 or -errno. */
+int inst_prepare_stages(struct ctx *c);
+
 /* ---- install-records.c: install's side of the record ---- */
 
 /* The states of n recorded entries (fw_rec_entry_state) into out, on the workers. */
