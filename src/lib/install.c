@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The executor of an install plan: staging, verified copies, links, switches, old names, records. */
-#include "install.h"
+/* The driver of an install plan (fw_install) and its steps after the copies: links, switches, old variants. */
+#include "install-int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -18,59 +15,12 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "membudget.h"
 #include "record.h"
 #include "util.h"
 
-/* One entry of the plan as it is carried out: the plan says what, this
- * says how it went. items[i] is plan->v[i] (copies, then links). */
-struct item {
-	const struct fw_plan_entry *pe;
-	char *dest;              /* where it is written: final, or below a staged directory */
-	bool exchange;           /* a directory of the old install is at final: swap it out */
-	bool recorded_same;      /* the record has final with this content and storage */
-	bool unchanged;          /* found in place with the right content: not rewritten */
-	int ok;
-	bool keep_old;           /* a link to it failed: keep its old variants */
-	bool made;               /* renamed into place by this install, */
-	unsigned made_epoch;     /* after this many settles */
-	char *err;               /* why it failed */
-	uint64_t in, out;
-};
+const enum fw_compress inst_all_comp[3] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
 
-/* A directory of the new tree where the old install has a file or a link:
- * built under a temporary name, then swapped in whole. */
-struct stage {
-	char *final; /* the directory's name */
-	char *tmp;   /* its temporary name, in the same parent */
-};
-
-struct ctx {
-	const struct fw_plan *p;
-	const struct fw_tree *t;
-	const struct fw_install_opts *o;
-	int destfd, fwfd;
-	struct item *items;
-	size_t nitems, ncopies;
-	struct stage *stages;
-	size_t nstages, cap_stages;
-	struct fw_records rec;
-	atomic_size_t next;    /* the workers' next index into order */
-	pthread_mutex_t lock;
-	size_t done;
-	uint64_t bytes;
-	size_t *order;         /* copies, largest first: the workers' order; or NULL */
-	size_t batch_max;      /* copies a worker writes back and renames together */
-	atomic_bool unsynced;  /* changed since the last syncfs (settle) */
-	unsigned epoch;        /* settles so far */
-	int settle_err;        /* the first syncfs that failed: nothing is recorded */
-	struct fw_diag *d;
-};
-
-static const enum fw_compress all_comp[] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
-
-static void fail(struct item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct item *it, const char *fmt, ...)
+void inst_fail(struct item *it, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -85,30 +35,13 @@ static void fail(struct item *it, const char *fmt, ...)
 }
 
 /* Why a destination path could not be opened, in words. */
-static const char *parent_error(int r)
+const char *inst_parent_error(int r)
 {
 	if (r == -ELOOP)
 		return "a symlink is in its path in the destination; refusing to follow it";
 	if (r == -ENOTDIR)
 		return "a non-directory is in its path in the destination";
 	return strerror(-r);
-}
-
-static bool is_licence(const struct item *it)
-{
-	return it->pe->kind == FW_PLAN_LICENCE;
-}
-
-/* Where a copy reads from: the tree's firmware/ or, for a text, its root. */
-static int open_src(const struct ctx *c, const struct item *it)
-{
-	return fw_open_beneath(is_licence(it) ? c->t->rootfd : c->t->fwfd, it->pe->src,
-			       O_RDONLY | O_NONBLOCK, 0);
-}
-
-static const char *src_prefix(const struct item *it)
-{
-	return is_licence(it) ? "" : "firmware/";
 }
 
 /* Remove stale temporary files from each directory the plan writes to and
@@ -150,7 +83,7 @@ static void clean_stale(const struct ctx *c)
  * reports a write-back error of the filesystem (Linux 5.8 and later). */
 
 /* Something below destfd changed since the last syncfs. */
-static void changed(struct ctx *c)
+void inst_changed(struct ctx *c)
 {
 	atomic_store(&c->unsynced, true);
 }
@@ -177,13 +110,13 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
 	char buf[512];
 	bool removed = false;
 
-	for (size_t i = 0; i < FW_ARRAY_SIZE(all_comp); i++) {
+	for (size_t i = 0; i < FW_ARRAY_SIZE(inst_all_comp); i++) {
 		struct stat st;
 
-		if (all_comp[i] == keep)
+		if (inst_all_comp[i] == keep)
 			continue;
 		if (snprintf(buf, sizeof(buf), "%.*s%s", (int)baselen, leaf,
-			     fw_compress_suffix(all_comp[i])) >= (int)sizeof(buf))
+			     fw_compress_suffix(inst_all_comp[i])) >= (int)sizeof(buf))
 			continue;
 		if (fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
 			continue;
@@ -192,7 +125,7 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
 		removed = true;
 	}
 	if (removed)
-		changed(c);
+		inst_changed(c);
 	return 0;
 }
 
@@ -209,8 +142,8 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
  * the old blobs that no run may remove, since it is not known to be ours. A
  * kill before the swap leaves the mark in the directory still in place,
  * which the next run swaps out again or cleans. */
-static int replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
-		   pthread_mutex_t *lock, const char *final)
+int inst_replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
+		 pthread_mutex_t *lock, const char *final)
 {
 	struct stat st;
 	bool dir;
@@ -259,182 +192,6 @@ static int replace(int pfd, const char *tmp, const char *leaf, bool exchange, st
 	}
 }
 
-/* Copies written and verified, not yet in place: one syncfs writes back
- * the batch (and anything else pending), then each is renamed to its final
- * name, durable before visible. Bounded: at most BATCH_BYTES of temporary
- * files beside the old ones per worker (the extra space an upgrade needs),
- * and a directory descriptor an entry (c->batch_max keeps all workers'
- * under 256). */
-#define BATCH_MAX 128
-#define BATCH_BYTES (64u << 20)
-
-struct batch {
-	size_t n;
-	uint64_t bytes;
-	struct {
-		struct item *it;
-		int pfd;
-		const char *leaf; /* in it->dest */
-		char tmp[320];
-	} v[BATCH_MAX];
-};
-
-static void commit_batch(struct ctx *c, struct batch *b)
-{
-	int err = 0;
-
-	if (b->n && syncfs(c->destfd) < 0)
-		err = -errno;
-	for (size_t k = 0; k < b->n; k++) {
-		struct item *it = b->v[k].it;
-		int pfd = b->v[k].pfd, r = err;
-
-		if (r == 0)
-			r = replace(pfd, b->v[k].tmp, b->v[k].leaf, it->exchange, c->d, &c->lock,
-				    it->pe->final);
-		if (r < 0) {
-			unlinkat(pfd, b->v[k].tmp, 0);
-			fail(it, "%s: %s; not installed", fw_esc(it->pe->final),
-			     r == -EISDIR ? "a directory is in the way in the destination" :
-					    strerror(-r));
-		} else {
-			/* The old variants (NAME when NAME.xz was installed) go
-			 * only after the links: an old link may still point at
-			 * them (see fw_install). */
-			changed(c);
-			it->ok = 1;
-		}
-		if (pfd != c->destfd)
-			close(pfd);
-	}
-	b->n = 0;
-	b->bytes = 0;
-}
-
-/* Queue a written copy (its temporary name in pfd, which the batch now
- * owns); the worker commits a full batch (batch_full). */
-static void batch_add(struct batch *b, struct item *it, int pfd, const char *leaf, const char *tmp)
-{
-	b->v[b->n].it = it;
-	b->v[b->n].pfd = pfd;
-	b->v[b->n].leaf = leaf;
-	snprintf(b->v[b->n].tmp, sizeof(b->v[b->n].tmp), "%s", tmp);
-	b->n++;
-	b->bytes += it->out;
-}
-
-static bool batch_full(const struct ctx *c, const struct batch *b)
-{
-	return b->n >= c->batch_max || b->bytes >= BATCH_BYTES;
-}
-
-static void do_copy(struct ctx *c, struct item *it, struct batch *b)
-{
-	const struct fw_plan_entry *pe = it->pe;
-	const char *leaf;
-	char tmp[320], want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1];
-	uint8_t dig[FW_SHA256_LEN];
-	struct stat st;
-	int src, pfd, fd, r;
-
-	if (pe->kind == FW_PLAN_LICENCE && pe->text->err) {
-		fail(it, "%s; not installed", fw_text_problem(pe->text));
-		return;
-	}
-	/* Unchanged since the last install (the record says so and the bytes
-	 * in place hash to it): nothing to write. Reading back is cheaper than
-	 * compressing again, and a modified file is still repaired. */
-	if (it->recorded_same && !it->exchange && strcmp(it->dest, pe->final) == 0) {
-		unsigned flags = 0;
-
-		pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
-		fd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		r = fd >= 0 && fw_fd_holds(fd, pe->comp, pe->sha256, pe->size, &flags) ? 0 : -1;
-		if (fd >= 0)
-			close(fd);
-		if (pfd >= 0 && pfd != c->destfd)
-			close(pfd);
-		/* The tree's copy must still have the plan's size: a blob
-		 * truncated or grown since is refused below, not skipped. */
-		src = open_src(c, it);
-		if (src < 0 || fstat(src, &st) < 0 || (uint64_t)st.st_size != pe->size)
-			r = -1;
-		if (src >= 0)
-			close(src);
-		if (r == 0 && flags == 0) {
-			it->ok = 1;
-			it->unchanged = true;
-			return;
-		}
-	}
-	src = open_src(c, it);
-	if (src < 0) {
-		fail(it, "%s%s: %s; not installed", src_prefix(it), fw_esc(pe->src),
-		     src == -ELOOP ? "is a symlink" : strerror(-src));
-		return;
-	}
-	if (fstat(src, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fail(it, "%s%s: not a regular file; not installed", src_prefix(it), fw_esc(pe->src));
-		close(src);
-		return;
-	}
-	pfd = fw_open_parent(c->destfd, it->dest, 1, &leaf);
-	if (pfd < 0) {
-		fail(it, "%s: %s", fw_esc(pe->final), parent_error(pfd));
-		close(src);
-		return;
-	}
-	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
-	if (fd < 0) {
-		fail(it, "%s: cannot create a temporary file: %s", fw_esc(pe->final), strerror(-fd));
-		goto out;
-	}
-	r = fw_copy_compress(src, fd, pe->comp, pe->size, dig, &it->in);
-	if (r == -ESTALE) {
-		fail(it, "%s%s: size differs from the manifest's %llu bytes; not installed",
-		     src_prefix(it), fw_esc(pe->src), (unsigned long long)pe->size);
-	} else if (r < 0) {
-		fail(it, "%s: %s; not installed", fw_esc(pe->final), strerror(-r));
-	} else if (memcmp(dig, pe->sha256, sizeof(dig)) != 0) {
-		fw_sha256_hex(pe->sha256, want);
-		fw_sha256_hex(dig, got);
-		fail(it, "%s%s: SHA-256 mismatch: manifest %s, file %s; not installed",
-		     src_prefix(it), fw_esc(pe->src), want, got);
-	}
-	if (it->err) {
-		/* Verify before replace: a bad copy never reaches the final name. */
-		unlinkat(pfd, tmp, 0);
-		close(fd);
-		goto out;
-	}
-	if (fstat(fd, &st) == 0)
-		it->out = (uint64_t)st.st_size;
-	if (fchmod(fd, 0644) < 0) {
-		fail(it, "%s: %s; not installed", fw_esc(pe->final), strerror(errno));
-		unlinkat(pfd, tmp, 0);
-		close(fd);
-		goto out;
-	}
-	/* Start the write-back now, so that it overlaps the next copies and
-	 * the batch's syncfs finds the data (mostly) on disk already. */
-	sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-	close(fd);
-	close(src);
-	batch_add(b, it, pfd, leaf, tmp); /* takes pfd */
-	return;
-out:
-	if (pfd != c->destfd)
-		close(pfd);
-	close(src);
-}
-
-static bool under(const char *name, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(name, dir, n) == 0 && name[n] == '/';
-}
-
 /* A directory link is switched only once everything the plan puts below
  * its target is in place: otherwise the names the old directory serves
  * would be lost with it (a failed copy, a full disk). */
@@ -445,7 +202,7 @@ static const struct item *dir_link_blocker(const struct ctx *c, const struct ite
 	if (!dir)
 		return NULL;
 	for (size_t i = 0; i < c->nitems; i++)
-		if (&c->items[i] != it && under(c->items[i].pe->final, dir) && !c->items[i].ok)
+		if (&c->items[i] != it && inst_under(c->items[i].pe->final, dir) && !c->items[i].ok)
 			return &c->items[i];
 	return NULL;
 }
@@ -459,13 +216,13 @@ static void do_link(struct ctx *c, struct item *it)
 	int pfd, r;
 
 	if (pe->needs >= 0 && !c->items[pe->needs].ok) {
-		fail(it, "%s: not linked: its target %s was not installed", fw_esc(pe->final),
-		     fw_esc(c->items[pe->needs].pe->name));
+		inst_fail(it, "%s: not linked: its target %s was not installed", fw_esc(pe->final),
+			  fw_esc(c->items[pe->needs].pe->name));
 		return;
 	}
 	if ((blocker = dir_link_blocker(c, it))) {
-		fail(it, "%s: not linked: %s below its target was not installed; the old %s stays",
-		     fw_esc(pe->final), fw_esc(blocker->pe->final), fw_esc(pe->final));
+		inst_fail(it, "%s: not linked: %s below its target was not installed; the old %s stays",
+			  fw_esc(pe->final), fw_esc(blocker->pe->final), fw_esc(pe->final));
 		return;
 	}
 	/* A link to a link made by this install: that one on disk first,
@@ -475,7 +232,7 @@ static void do_link(struct ctx *c, struct item *it)
 		settle(c);
 	pfd = fw_open_parent(c->destfd, it->dest, 1, &leaf);
 	if (pfd < 0) {
-		fail(it, "%s: %s", fw_esc(pe->final), parent_error(pfd));
+		inst_fail(it, "%s: %s", fw_esc(pe->final), inst_parent_error(pfd));
 		if (pe->needs >= 0)
 			c->items[pe->needs].keep_old = true; /* the old link may use them */
 		return;
@@ -487,19 +244,19 @@ static void do_link(struct ctx *c, struct item *it)
 		 * entry: readers see the old or the new link, never none. */
 		r = fw_tmp_symlink(pfd, leaf, pe->target, tmp, sizeof(tmp));
 		if (r == 0) {
-			r = replace(pfd, tmp, leaf, it->exchange, c->d, NULL, pe->final);
+			r = inst_replace(pfd, tmp, leaf, it->exchange, c->d, NULL, pe->final);
 			if (r < 0)
 				unlinkat(pfd, tmp, 0);
 		}
 		if (r == 0) {
-			changed(c);
+			inst_changed(c);
 			it->made = true;
 			it->made_epoch = c->epoch;
 		}
 	}
 	if (r < 0) {
-		fail(it, "%s: %s; not linked", fw_esc(pe->final),
-		     r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
+		inst_fail(it, "%s: %s; not linked", fw_esc(pe->final),
+			  r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
 		if (pe->needs >= 0)
 			c->items[pe->needs].keep_old = true; /* the old link may use them */
 	} else {
@@ -507,471 +264,6 @@ static void do_link(struct ctx *c, struct item *it)
 	}
 	if (pfd != c->destfd)
 		close(pfd);
-}
-
-/* If dest is a symlink (a dedup link of an earlier install) that this
- * install will replace by something else, replace it first by a copy of
- * the bytes it leads to now. Otherwise it would serve another blob's new
- * content as soon as that blob is replaced, and keep serving it if its own
- * copy fails or the install is killed: neither its old nor its new
- * content. Best effort: a symlink that leads nowhere valid is left be. */
-static void materialize(int destfd, const struct item *it)
-{
-	const char *leaf;
-	char tmp[320];
-	uint8_t dig[FW_SHA256_LEN];
-	struct stat st;
-	int pfd, src = -1, fd;
-
-	pfd = fw_open_parent(destfd, it->dest, 0, &leaf);
-	if (pfd < 0)
-		return;
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
-		goto out;
-	if (it->pe->kind == FW_PLAN_LINK && fw_symlink_is(pfd, leaf, it->pe->target))
-		goto out; /* stays as it is */
-	src = fw_open_resolve(destfd, it->dest, O_RDONLY | O_NONBLOCK);
-	if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode))
-		goto out;
-	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
-	if (fd < 0)
-		goto out;
-	if (fw_copy_compress(src, fd, FW_COMP_NONE, (uint64_t)st.st_size, dig, NULL) < 0)
-		unlinkat(pfd, tmp, 0);
-	else
-		fw_tmp_commit(pfd, fd, tmp, leaf, 0644);
-	close(fd);
-out:
-	if (src >= 0)
-		close(src);
-	if (pfd != destfd)
-		close(pfd);
-}
-
-static void *worker(void *arg)
-{
-	struct ctx *c = arg;
-	struct batch b = { .n = 0 };
-
-	for (;;) {
-		size_t k = atomic_fetch_add(&c->next, 1), i;
-		uint64_t need;
-
-		if (k >= c->ncopies)
-			break;
-		i = c->order ? c->order[k] : k;
-		if (!c->items[i].err) {
-			need = fw_compress_memusage(c->items[i].pe->comp, c->items[i].pe->size);
-			fw_mem_acquire(need);
-			do_copy(c, &c->items[i], &b);
-			fw_mem_release(need);
-			if (batch_full(c, &b))
-				commit_batch(c, &b);
-		}
-		if (c->o->progress) {
-			pthread_mutex_lock(&c->lock);
-			c->done++;
-			c->bytes += c->items[i].in;
-			c->o->progress(c->o->progress_ctx, c->done, c->ncopies, c->bytes);
-			pthread_mutex_unlock(&c->lock);
-		}
-	}
-	commit_batch(c, &b);
-	return NULL;
-}
-
-/* ---- preflight: what stands at each name now ---- */
-
-static bool under(const char *name, const char *dir);
-
-static const struct fw_rec_entry *recorded(const struct ctx *c, const char *name)
-{
-	return fw_records_find(&c->rec, name, NULL);
-}
-
-/* The states of n recorded entries (fw_rec_entry_state), computed by the
- * install's workers: checking what is about to be removed or swapped out
- * reads every byte of it, and both cores share that. */
-struct states {
-	int fwfd;
-	const struct fw_rec_entry **v;
-	enum fw_rec_state *out;
-};
-
-static void state_one(void *arg, size_t i)
-{
-	struct states *s = arg;
-
-	s->out[i] = fw_rec_entry_state(s->fwfd, s->v[i]);
-}
-
-static void rec_states(const struct ctx *c, const struct fw_rec_entry **v, size_t n,
-		       enum fw_rec_state *out)
-{
-	struct states s = { .fwfd = c->destfd, .v = v, .out = out };
-
-	fw_parallel_for(n, c->o->jobs, state_one, &s);
-}
-
-struct found {
-	const struct fw_rec_entry **v;
-	char **rel;
-	size_t n, cap;
-};
-
-/* Does the directory at path hold only what a record names (or what a
- * killed install left), and at least one such entry? The entries found
- * are collected in f, their names kept for the message. */
-static bool tree_recorded(const struct ctx *c, int dfd, const char *path, int depth,
-			  struct found *f)
-{
-	char **names;
-	size_t n;
-	bool ok = true;
-
-	if (depth > 64 || fw_read_dir_sorted(dfd, &names, &n) < 0)
-		return false;
-	for (size_t i = 0; ok && i < n; i++) {
-		struct stat st;
-		char *rel;
-
-		if (fw_is_stale_tmp(dfd, names[i]) || strcmp(names[i], FW_STAGE_MARK) == 0)
-			continue; /* cleaned up with it */
-		rel = fw_asprintf("%s/%s", path, names[i]);
-		if (!rel || fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			ok = false;
-		} else if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			ok = sub >= 0 && tree_recorded(c, sub, rel, depth + 1, f);
-			if (sub >= 0)
-				close(sub);
-		} else {
-			const struct fw_rec_entry *e = recorded(c, rel);
-			size_t cap = f->cap; /* both arrays grow alike from f->cap */
-
-			ok = e && fw_grow(&f->v, &cap, f->n, sizeof(*f->v)) == 0 &&
-			     fw_grow(&f->rel, &f->cap, f->n, sizeof(*f->rel)) == 0;
-			if (ok) {
-				f->v[f->n] = e;
-				f->rel[f->n++] = rel;
-				rel = NULL;
-			}
-		}
-		free(rel);
-	}
-	fw_free_strv(names, n);
-	return ok;
-}
-
-/* Does any record name something below path? */
-static bool recorded_below(const struct ctx *c, const char *path)
-{
-	for (size_t i = 0; i < c->rec.n; i++)
-		for (size_t j = 0; j < c->rec.v[i].n; j++)
-			if (under(c->rec.v[i].v[j].name, path))
-				return true;
-	return false;
-}
-
-/* A directory of the old install that a file or link replaces: ours to
- * swap out only if it holds nothing but recorded entries, each still as
- * installed (else *changed names the first that is not). One that holds
- * none any more is ours only if the record names something below it: an
- * install killed while removing the old names left it empty (the record
- * is written after the removals), and removing it loses nothing; an empty
- * directory the record knows nothing of is someone's. */
-static bool dir_is_ours(const struct ctx *c, int dfd, const char *path, char **changed)
-{
-	struct found f = { 0 };
-	enum fw_rec_state *st;
-	bool ok = tree_recorded(c, dfd, path, 0, &f) && (f.n > 0 || recorded_below(c, path));
-
-	st = ok ? calloc(f.n + 1, sizeof(*st)) : NULL;
-	if (ok && !st)
-		ok = false;
-	if (ok) {
-		rec_states(c, f.v, f.n, st);
-		for (size_t i = 0; i < f.n && ok; i++)
-			if (st[i] != FW_REC_SAME) {
-				ok = false;
-				*changed = strdup(f.rel[i]);
-			}
-	}
-	free(st);
-	free(f.v);
-	fw_free_strv(f.rel, f.n);
-	return ok;
-}
-
-/* A file fwdist did not record, with the content it is about to install,
- * is adopted; with other content it is someone else's. A symlink is
- * adopted when it is the link the plan makes. */
-static bool same_as_planned(int pfd, const char *leaf, const struct fw_plan_entry *pe)
-{
-	struct stat st;
-	bool same;
-	int fd;
-
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return false;
-	if (S_ISLNK(st.st_mode))
-		return pe->kind == FW_PLAN_LINK && fw_symlink_is(pfd, leaf, pe->target);
-	if (pe->kind == FW_PLAN_LINK || !S_ISREG(st.st_mode))
-		return false;
-	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	same = fw_fd_holds(fd, fw_comp_of_name(leaf), pe->sha256, pe->size, NULL);
-	close(fd);
-	return same;
-}
-
-/* The file entry a recorded link served, following recorded links. */
-static const struct fw_rec_entry *recorded_end(const struct ctx *c, const struct fw_rec_entry *e)
-{
-	for (unsigned hop = 0; e && e->type == FW_REC_LINK && hop < 40; hop++) {
-		bool outside;
-		char *next = fw_link_resolve(e->name, e->target, &outside);
-
-		e = next ? recorded(c, next) : NULL;
-		free(next);
-	}
-	return e && e->type != FW_REC_LINK ? e : NULL;
-}
-
-/* A file where the record has a link, holding the very bytes that link
- * served: what materialize() made of it before a killed install could
- * put the new content there. Ours, and rewritten. */
-static bool materialized(const struct ctx *c, int pfd, const char *leaf, const struct fw_rec_entry *e)
-{
-	const struct fw_rec_entry *end = e->type == FW_REC_LINK ? recorded_end(c, e) : NULL;
-	bool same;
-	int fd;
-
-	if (!end)
-		return false;
-	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	same = fw_fd_holds(fd, end->comp, end->sha256, end->size, NULL);
-	close(fd);
-	return same;
-}
-
-static int add_stage(struct ctx *c, const char *final)
-{
-	for (size_t i = 0; i < c->nstages; i++)
-		if (strcmp(c->stages[i].final, final) == 0)
-			return 0;
-	if (fw_grow(&c->stages, &c->cap_stages, c->nstages, sizeof(*c->stages)) < 0)
-		return -ENOMEM;
-	c->stages[c->nstages] = (struct stage){ .final = strdup(final) };
-	if (!c->stages[c->nstages].final)
-		return -ENOMEM;
-	c->nstages++;
-	return 0;
-}
-
-/* A component of the name's path that is a file or a symlink: a planted
- * symlink is refused; one the record says we installed (the old tree had a
- * link or a file where the new one has a directory) is switched. */
-static int check_parents(struct ctx *c, struct item *it)
-{
-	const char *final = it->pe->final, *p = final, *slash;
-	int cur = c->destfd, r = 0;
-
-	while ((slash = strchr(p, '/'))) {
-		char comp[256];
-		size_t n = (size_t)(slash - p);
-		struct stat st;
-		int next;
-
-		if (n >= sizeof(comp))
-			break;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next >= 0) {
-			if (cur != c->destfd)
-				close(cur);
-			cur = next;
-			p = slash + 1;
-			continue;
-		}
-		if (errno == ENOENT)
-			break;
-		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
-			char *prefix = fw_strndup(final, (size_t)(slash - final));
-			const struct fw_rec_entry *e = prefix ? recorded(c, prefix) : NULL;
-
-			if (!prefix) {
-				r = -ENOMEM;
-				break;
-			}
-			if (c->o->force || (e && fw_rec_entry_state(c->destfd, e) == FW_REC_SAME))
-				r = add_stage(c, prefix);
-			else if (e)
-				fail(it, "%s: %s is %s (--force replaces it)", fw_esc(final), fw_esc(prefix),
-				     fw_rec_state_words(fw_rec_entry_state(c->destfd, e)));
-			else
-				fail(it, "%s: %s", fw_esc(final),
-				     parent_error(S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR));
-			free(prefix);
-		} else {
-			fail(it, "%s: %s", fw_esc(final), strerror(errno));
-		}
-		break;
-	}
-	if (cur != c->destfd)
-		close(cur);
-	return r;
-}
-
-/* What stands at one name the install writes (the final name, or one of
- * its other variants): ours as recorded, the same as planned, or someone
- * else's, which only --force replaces. */
-static void check_name(struct ctx *c, struct item *it, int pfd, const char *leaf, const char *name,
-		       bool final)
-{
-	const struct fw_rec_entry *e = recorded(c, name);
-	struct stat st;
-
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	if (c->o->force) {
-		it->exchange = final && S_ISDIR(st.st_mode);
-		return;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		int sub;
-		char *changed = NULL;
-
-		sub = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0 && dir_is_ours(c, sub, name, &changed)) {
-			/* The final name is swapped; a directory at another
-			 * variant goes with the old names it holds. */
-			it->exchange = final;
-		} else if (!final && !changed)
-			fail(it, "%s: a directory is in the way at %s (--force replaces it)",
-			     fw_esc(it->pe->final), fw_esc(name));
-		else if (changed)
-			fail(it, "%s: the directory in the way holds %s, changed since fwdist installed it "
-			     "(--force replaces it)", fw_esc(name), fw_esc(changed));
-		else
-			fail(it, "%s: a directory fwdist did not install is in the way "
-			     "(--force replaces it)", fw_esc(name));
-		free(changed);
-		if (sub >= 0)
-			close(sub);
-		return;
-	}
-	if (e && final) {
-		/* The final name is rewritten (a changed copy is repaired, and
-		 * an unchanged one is read once, by the copy): only its type
-		 * must still be the recorded one. A recorded dedup link that an
-		 * interrupted install turned into a copy (materialize) holds
-		 * the planned bytes, or those the link served. */
-		bool same_type = e->type == FW_REC_LINK ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode);
-
-		if (!same_type && !same_as_planned(pfd, leaf, it->pe) &&
-		    !(S_ISREG(st.st_mode) && materialized(c, pfd, leaf, e)))
-			fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
-			     fw_rec_state_words(FW_REC_OTHER_TYPE));
-		return;
-	}
-	if (e) {
-		/* Another variant is removed, so it must still be ours. */
-		enum fw_rec_state s = fw_rec_entry_state(c->destfd, e);
-
-		if (s != FW_REC_SAME && s != FW_REC_GONE)
-			fail(it, "%s: %s; kept (--force replaces it)", fw_esc(name),
-			     fw_rec_state_words(s));
-		return;
-	}
-	if (same_as_planned(pfd, leaf, it->pe))
-		return;
-	fail(it, "%s: %s fwdist did not install is in the way (--force replaces it)", fw_esc(name),
-	     S_ISREG(st.st_mode) ? "a file" : S_ISLNK(st.st_mode) ? "a symlink" : "a special file");
-}
-
-static void check_final(struct ctx *c, struct item *it)
-{
-	const struct fw_plan_entry *pe = it->pe;
-	const char *leaf;
-	int pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
-	const struct fw_rec_entry *e = recorded(c, pe->final);
-	size_t baselen;
-
-	if (e && pe->kind != FW_PLAN_LINK && e->type != FW_REC_LINK && e->size == pe->size &&
-	    e->comp == pe->comp && memcmp(e->sha256, pe->sha256, FW_SHA256_LEN) == 0)
-		it->recorded_same = true;
-	if (pfd < 0)
-		return; /* nothing there yet, or a parent that check_parents handles */
-	check_name(c, it, pfd, leaf, pe->final, true);
-	/* The other variants of the name are removed at the end: the same
-	 * rule applies to them. */
-	baselen = strlen(leaf) - strlen(fw_compress_suffix(pe->comp));
-	for (size_t i = 0; i < FW_ARRAY_SIZE(all_comp) && !it->err && !is_licence(it); i++) {
-		char buf[512], *vname;
-
-		if (all_comp[i] == pe->comp)
-			continue;
-		snprintf(buf, sizeof(buf), "%.*s%s", (int)baselen, leaf, fw_compress_suffix(all_comp[i]));
-		vname = fw_asprintf("%.*s%s", (int)(strlen(pe->final) - strlen(leaf) + baselen),
-				    pe->final, fw_compress_suffix(all_comp[i]));
-		if (!vname) {
-			fail(it, "out of memory");
-			break;
-		}
-		check_name(c, it, pfd, buf, vname, false);
-		free(vname);
-	}
-	if (pfd != c->destfd)
-		close(pfd);
-}
-
-/* Create each stage's directory and write the names below it there. */
-static int prepare_stages(struct ctx *c)
-{
-	for (size_t s = 0; s < c->nstages; s++) {
-		struct stage *st = &c->stages[s];
-		char tmp[320];
-		const char *leaf, *slash;
-		int pfd, r;
-		bool nested = false;
-
-		for (size_t o = 0; o < c->nstages && !nested; o++)
-			nested = o != s && under(st->final, c->stages[o].final);
-		if (nested)
-			continue; /* written inside the outer stage instead */
-		pfd = fw_open_parent(c->destfd, st->final, 1, &leaf);
-		if (pfd < 0)
-			return pfd;
-		r = fw_tmp_mkdir(pfd, leaf, tmp, sizeof(tmp));
-		if (pfd != c->destfd)
-			close(pfd);
-		if (r < 0)
-			return r;
-		slash = strrchr(st->final, '/');
-		st->tmp = slash ? fw_asprintf("%.*s/%s", (int)(slash - st->final), st->final, tmp) :
-				  strdup(tmp);
-		if (!st->tmp)
-			return -ENOMEM;
-		for (size_t i = 0; i < c->nitems; i++) {
-			struct item *it = &c->items[i];
-			char *nd;
-
-			if (!under(it->pe->final, st->final))
-				continue;
-			nd = fw_asprintf("%s%s", st->tmp, it->pe->final + strlen(st->final));
-			if (!nd)
-				return -ENOMEM;
-			free(it->dest);
-			it->dest = nd;
-		}
-	}
-	return 0;
 }
 
 /* Swap each staged directory in for the file or link the old tree had,
@@ -987,7 +279,7 @@ static void finish_stages(struct ctx *c)
 		if (!st->tmp)
 			continue;
 		for (size_t i = 0; i < c->nitems && !bad; i++)
-			bad = under(c->items[i].pe->final, st->final) && !c->items[i].ok;
+			bad = inst_under(c->items[i].pe->final, st->final) && !c->items[i].ok;
 		pfd = fw_open_parent(c->destfd, st->final, 0, &leaf);
 		if (pfd < 0) {
 			bad = true;
@@ -998,7 +290,7 @@ static void finish_stages(struct ctx *c)
 				/* Keep the old entry: half a new directory is worse. */
 				fw_rm_rf_at(pfd, tleaf);
 			} else {
-				int r = replace(pfd, tleaf, leaf, true, c->d, NULL, st->final);
+				int r = inst_replace(pfd, tleaf, leaf, true, c->d, NULL, st->final);
 				int sfd;
 
 				if (r < 0)
@@ -1018,313 +310,13 @@ static void finish_stages(struct ctx *c)
 		if (!bad)
 			continue;
 		for (size_t i = 0; i < c->nitems; i++)
-			if (under(c->items[i].pe->final, st->final) && c->items[i].ok) {
+			if (inst_under(c->items[i].pe->final, st->final) && c->items[i].ok) {
 				c->items[i].ok = 0;
-				fail(&c->items[i], "%s: not installed: %s could not be switched to a directory",
-				     fw_esc(c->items[i].pe->final), fw_esc(st->final));
+				inst_fail(&c->items[i],
+					  "%s: not installed: %s could not be switched to a directory",
+					  fw_esc(c->items[i].pe->final), fw_esc(st->final));
 			}
 	}
-}
-
-/* ---- after the copies: old names and the record ---- */
-
-static int record_item(struct fw_record *r, const struct item *it)
-{
-	const struct fw_plan_entry *pe = it->pe;
-	struct fw_rec_entry e = { .name = pe->final, .size = pe->size, .comp = pe->comp };
-
-	if (pe->kind == FW_PLAN_LINK) {
-		e.type = FW_REC_LINK;
-		e.target = pe->target;
-	} else {
-		e.type = pe->kind == FW_PLAN_LICENCE ? FW_REC_LICENCE : FW_REC_FILE;
-		memcpy(e.sha256, pe->sha256, FW_SHA256_LEN);
-	}
-	return fw_record_add(r, &e);
-}
-
-/* An old name the plan no longer has: removed if it is still what the
- * record says fwdist put there (its directory joins dirs, settled once
- * before any record is written); kept and reported if it changed since
- * (unless --force); forgotten if it is gone. true: it stays recorded. */
-static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
-		       struct fw_dirset *dirs, struct fw_install_result *res)
-{
-
-	if (s == FW_REC_GONE) {
-		/* Its directory may be what an install killed while removing
-		 * the old names left empty: removed with the others if so. */
-		fw_dirset_add(dirs, fw_dir_of(e->name));
-		return false;
-	}
-	if (s == FW_REC_BLOCKED) {
-		/* Its directory was replaced (by a link, a file): it went with
-		 * the old directory, or it is not ours to reach. */
-		return false;
-	}
-	if (s != FW_REC_SAME && !(c->o->force && s != FW_REC_OTHER_TYPE)) {
-		fw_diag_add(c->d, "", 0, "%s: %s; kept (%s)", fw_esc(e->name), fw_rec_state_words(s),
-			    s == FW_REC_OTHER_TYPE ? "not fwdist's to remove" : "--force removes it");
-		res->kept++;
-		return true;
-	}
-	if (fw_remove_name(c->destfd, e->name, dirs) == 0)
-		res->removed++;
-	return false;
-}
-
-/* The packages whose records this install rewrites: those it puts a name
- * of, and those its plan covers. touched[split.npkgs]. */
-static void mark_touched(const struct ctx *c, bool *touched)
-{
-	for (size_t i = 0; i < c->nitems; i++)
-		if (c->items[i].pe->pkg >= 0)
-			touched[c->items[i].pe->pkg] = true;
-	for (size_t k = 0; k < c->t->split.npkgs; k++)
-		touched[k] |= fw_plan_covers(c->p, (int)k);
-}
-
-/* Remove what the old record of each covered package has and the plan
- * does not; take over entries other packages' records held; write the
- * records, last. A package the plan covers only in part (--select) keeps
- * its other entries. */
-static int finish_records(struct ctx *c, struct fw_install_result *res)
-{
-	const struct fw_plan *p = c->p;
-	const struct fw_tree *t = c->t;
-	bool *touched = calloc(t->split.npkgs + 1, sizeof(*touched));
-	struct fw_record *keep = calloc(t->split.npkgs + 1, sizeof(*keep));
-	struct fw_dirset dirs = { 0 };
-	const struct fw_rec_entry **old = NULL;
-	enum fw_rec_state *state = NULL;
-	size_t nold = 0, iold = 0, cap = 0;
-	int r = 0;
-
-	if (!touched || !keep) {
-		r = -ENOMEM;
-		goto out;
-	}
-	mark_touched(c, touched);
-	/* The old names to remove, checked all at once (rec_states). */
-	for (size_t i = 0; i < c->rec.n && r == 0; i++) {
-		const struct fw_record *rec = &c->rec.v[i];
-
-		if (!fw_plan_covers(p, fw_split_find(&t->split, rec->package)))
-			continue;
-		for (size_t j = 0; j < rec->n && r == 0; j++) {
-			if (fw_plan_find(p, rec->v[j].name))
-				continue;
-			if (fw_grow(&old, &cap, nold, sizeof(*old)) < 0)
-				r = -ENOMEM;
-			else
-				old[nold++] = &rec->v[j];
-		}
-	}
-	state = calloc(nold + 1, sizeof(*state));
-	if (r == 0 && !state)
-		r = -ENOMEM;
-	if (r == 0)
-		rec_states(c, old, nold, state);
-	for (size_t i = 0; i < c->rec.n && r == 0; i++) {
-		struct fw_record *rec = &c->rec.v[i];
-		int k = fw_split_find(&t->split, rec->package);
-		bool covered = fw_plan_covers(p, k);
-		size_t w = 0, n = rec->n;
-
-		if (k < 0)
-			fw_diag_add(c->d, "", 0,
-				    "%s/%s.list: a record of package %s, which %s does not have: its "
-				    "names are left alone (uninstall them with the tree that installed "
-				    "them, or remove the record)", FW_RECORD_DIR, fw_esc(rec->package),
-				    fw_esc(rec->package), FW_TREE_SPLIT);
-		for (size_t j = 0; j < n && r == 0; j++) {
-			struct fw_rec_entry *e = &rec->v[j];
-			/* A name the plan has, as a file, a link or a directory
-			 * it switched to: the plan's package records it now. */
-			bool planned = fw_plan_find(p, e->name) != NULL;
-			bool stays;
-
-			if (planned) {
-				stays = false; /* the plan's package records it now */
-			} else if (covered) {
-				stays = remove_old(c, e, state[iold++], &dirs, res);
-			} else {
-				stays = true;
-			}
-			if (stays && k >= 0 && touched[k]) {
-				/* Rewritten below with the plan's entries. */
-				r = fw_record_add(&keep[k], e);
-				stays = false;
-			}
-			if (stays) {
-				rec->v[w++] = *e;
-				continue;
-			}
-			free(e->name);
-			free(e->target);
-		}
-		rec->n = w;
-		if (r == 0 && k < 0 && w != n)
-			r = w ? fw_record_write(c->destfd, rec) : fw_record_remove(c->destfd, rec->package);
-		else if (r == 0 && k >= 0 && !touched[k] && w != n)
-			/* Taken over by an installed package: one path, one package. */
-			r = w ? fw_record_write(c->destfd, rec) : fw_record_remove(c->destfd, rec->package);
-	}
-	/* The removals reach the disk, and the directories they emptied go,
-	 * before the records that no longer list them are written. */
-	fw_settle_dirs(c->destfd, &dirs);
-	for (size_t k = 0; k < t->split.npkgs && r == 0; k++) {
-		struct fw_record *nr = &keep[k];
-
-		if (!touched[k])
-			continue;
-		nr->package = t->split.pkgs[k].name;
-		/* The newest signed release: this one (check_release let it
-		 * through), else what the old record had. */
-		if (c->o->release && c->o->release->set) {
-			nr->release = *c->o->release;
-		} else {
-			const struct fw_record *was = fw_records_get(&c->rec, nr->package);
-
-			if (was)
-				nr->release = was->release;
-		}
-		for (size_t i = 0; i < c->nitems && r == 0; i++)
-			if (c->items[i].pe->pkg == (int)k && c->items[i].ok)
-				r = record_item(nr, &c->items[i]);
-		if (r == 0)
-			r = nr->n ? fw_record_write(c->destfd, nr) : fw_record_remove(c->destfd, nr->package);
-	}
-out:
-	for (size_t k = 0; keep && k < t->split.npkgs; k++) {
-		for (size_t i = 0; i < keep[k].n; i++) {
-			free(keep[k].v[i].name);
-			free(keep[k].v[i].target);
-		}
-		free(keep[k].v);
-	}
-	free(keep);
-	free(touched);
-	free(old);
-	free(state);
-	fw_dirset_free(&dirs);
-	return r;
-}
-
-/* The record is read before anything is written: one that fwdist did not
- * write (damaged, foreign files in .fwdist/) is never acted on. */
-static int load_records(struct ctx *c)
-{
-	int r = fw_records_load(c->destfd, &c->rec, c->d);
-
-	if (r == -ELOOP || r == -ENOTDIR) {
-		fw_diag_add(c->d, "", 0, "%s: %s; nothing installed", FW_RECORD_DIR,
-			    r == -ELOOP ? "a symlink is in the way; refusing to follow it" :
-					  "not a directory (install keeps its record there)");
-		return -ECANCELED;
-	}
-	if (r < 0) {
-		fw_diag_add(c->d, "", 0, "%s: cannot read the install record: %s; nothing installed",
-			    FW_RECORD_DIR, strerror(-r));
-		return -ECANCELED;
-	}
-	if ((c->rec.damaged || c->rec.foreign) && !c->o->force) {
-		fw_diag_add(c->d, "", 0,
-			    "%s/ holds what fwdist did not write (see above); nothing installed "
-			    "(fix or remove it, or --force to go on without it)", FW_RECORD_DIR);
-		return -ECANCELED;
-	}
-	return 0;
-}
-
-/* Before anything is written: a signed release may not replace a newer
- * one, nor another release of the same serial, in any package it installs.
- * An old signature stays valid forever, so without this anyone who kept a
- * copy of an older signed tree (with a since-fixed blob) could bring it
- * back with a valid signature. */
-static int check_release(struct ctx *c, const bool *touched)
-{
-	const struct fw_rec_release *nr = c->o->release;
-	bool refused = false;
-
-	if (!nr || !nr->set)
-		return 0;
-	for (size_t i = 0; i < c->rec.n; i++) {
-		const struct fw_record *rec = &c->rec.v[i];
-		const struct fw_rec_release *old = &rec->release;
-		int k = fw_split_find(&c->t->split, rec->package);
-
-		if (k < 0 || !touched[k] || !old->set)
-			continue;
-		if (nr->serial > old->serial ||
-		    (nr->serial == old->serial && !memcmp(nr->pins, old->pins, FW_SHA256_LEN)))
-			continue;
-		if (nr->serial < old->serial)
-			fw_diag_add(c->d, "", 0, "%s/%s.list: a downgrade from serial %" PRIu64 " to serial "
-				    "%" PRIu64 "%s", FW_RECORD_DIR, rec->package, old->serial, nr->serial,
-				    c->o->allow_downgrade ? " (--allow-downgrade)" : "");
-		else
-			fw_diag_add(c->d, "", 0, "%s/%s.list: serial %" PRIu64 " is installed from other "
-				    "signed pins: two releases with one serial are a forgery or a mistake%s",
-				    FW_RECORD_DIR, rec->package, old->serial,
-				    c->o->allow_downgrade ? " (--allow-downgrade)" : "");
-		refused = true;
-	}
-	if (!refused || c->o->allow_downgrade)
-		return 0;
-	fw_diag_add(c->d, "", 0, "nothing installed (--allow-downgrade installs it all the same)");
-	return -ECANCELED;
-}
-
-static int cmp_larger(const void *a, const void *b, void *arg)
-{
-	const struct item *v = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t sx = v[x].pe->size, sy = v[y].pe->size;
-
-	if (sx != sy)
-		return sx > sy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-/* The largest copies first: compressing costs about its size, and a large
- * blob taken last would end the install on one core while the others
- * idle. Only the workers' order changes: items, links, the record and
- * every message keep the plan's. Without memory, the plan's order. */
-static void order_copies(struct ctx *c)
-{
-	c->order = malloc((c->ncopies + 1) * sizeof(*c->order));
-	if (!c->order)
-		return;
-	for (size_t i = 0; i < c->ncopies; i++)
-		c->order[i] = i;
-	qsort_r(c->order, c->ncopies, sizeof(*c->order), cmp_larger, c->items);
-}
-
-static void run_workers(struct ctx *c)
-{
-	unsigned jobs = fw_jobs(c->o->jobs);
-
-	if (jobs > c->ncopies)
-		jobs = c->ncopies ? (unsigned)c->ncopies : 1;
-	/* The budget counts what the running encoders need; for the process
-	 * to hold no more, their buffers must go back to the system when
-	 * freed. glibc's mmap threshold grows to 32 MiB as large blocks are
-	 * freed, and then they come from per-thread arenas, which keep them:
-	 * each thread's high-water mark stays. That is bounded by the budget
-	 * only while the workers' encoders all fit in it; otherwise (xz with
-	 * --jobs 64 and --memory-limit 1, one encoder at a time, held 863 MB)
-	 * a fixed threshold maps each large buffer alone and unmaps it on
-	 * free, at the cost of faulting it in anew for each blob (5% more
-	 * time with xz, which is why it is not always set). */
-	if (c->p->o.comp != FW_COMP_NONE && (uint64_t)jobs * FW_COMPRESS_MEM_MAX > fw_mem_limit())
-		mallopt(M_MMAP_THRESHOLD, 1 << 20);
-	c->batch_max = 256 / jobs;
-	if (c->batch_max > BATCH_MAX)
-		c->batch_max = BATCH_MAX;
-	if (c->batch_max == 0)
-		c->batch_max = 1;
-	fw_parallel_run(jobs, worker, c);
 }
 
 /* Only now the old variants go (NAME once NAME.xz is in place): a link of
@@ -1340,7 +332,7 @@ static void drop_old_variants(struct ctx *c)
 		const char *leaf;
 		int pfd, rv;
 
-		if (!it->ok || it->keep_old || is_licence(it))
+		if (!it->ok || it->keep_old || inst_is_licence(it))
 			continue;
 		pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
 		rv = pfd < 0 ? pfd :
@@ -1349,8 +341,8 @@ static void drop_old_variants(struct ctx *c)
 		if (pfd >= 0 && pfd != c->destfd)
 			close(pfd);
 		if (rv < 0) {
-			fail(it, "%s: cannot remove the old variants: %s", fw_esc(pe->final),
-			     strerror(-rv));
+			inst_fail(it, "%s: cannot remove the old variants: %s", fw_esc(pe->final),
+				  strerror(-rv));
 			it->ok = 0;
 		}
 	}
@@ -1425,7 +417,7 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 		r = -errno;
 		goto out;
 	}
-	r = load_records(&c);
+	r = inst_load_records(&c);
 	if (r == 0) {
 		bool *touched = calloc(p->t->split.npkgs + 1, sizeof(*touched));
 
@@ -1433,8 +425,8 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 			r = -ENOMEM;
 			goto out;
 		}
-		mark_touched(&c, touched);
-		r = check_release(&c, touched);
+		inst_mark_touched(&c, touched);
+		r = inst_check_release(&c, touched);
 		free(touched);
 	}
 	if (r == -ECANCELED) {
@@ -1446,24 +438,24 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 		goto out;
 	clean_stale(&c);
 	for (size_t i = 0; i < c.nitems && r == 0; i++)
-		r = check_parents(&c, &c.items[i]);
+		r = inst_check_parents(&c, &c.items[i]);
 	for (size_t i = 0; i < c.nitems && r == 0; i++)
 		if (!c.items[i].err)
-			check_final(&c, &c.items[i]);
+			inst_check_final(&c, &c.items[i]);
 	/* A link that cannot be replaced keeps the old link, and so the old
 	 * variants of its target that the old link may point at. */
 	for (size_t i = c.ncopies; i < c.nitems; i++)
 		if (c.items[i].err && c.items[i].pe->needs >= 0)
 			c.items[c.items[i].pe->needs].keep_old = true;
 	if (r == 0)
-		r = prepare_stages(&c);
+		r = inst_prepare_stages(&c);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < c.nitems; i++)
 		if (!c.items[i].err && strcmp(c.items[i].dest, c.items[i].pe->final) == 0)
-			materialize(fwfd, &c.items[i]);
-	order_copies(&c);
-	run_workers(&c);
+			inst_materialize(fwfd, &c.items[i]);
+	inst_order_copies(&c);
+	inst_run_workers(&c);
 	/* File links first, then directory links: a directory is switched
 	 * only when everything below its new target, links too, is in place,
 	 * and on disk (settle). */
@@ -1485,7 +477,7 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 	 * keeps the old record, and the next run adopts what this one wrote
 	 * (its content matches) and finishes the job. */
 	if (res->failed == 0) {
-		r = finish_records(&c, res);
+		r = inst_finish_records(&c, res);
 		if (r < 0) {
 			fw_diag_add(d, FW_RECORD_DIR, 0, "cannot write the install record: %s",
 				    strerror(-r));
