@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist import: where the tree goes (DIR, what stands there) and the switch into it, under a journal. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -417,11 +418,43 @@ static int journal_apply(int dirfd, const struct journal *j, struct fw_diag *d, 
 	return r;
 }
 
+/* The temporaries of the journal itself (".<journal>.fwdist-XXXXXX", a
+ * regular file): a kill while fw_write_atomic wrote it leaves one. The name
+ * is fwdist's own (fw_is_tmp_name) and of no other file, so it is removed;
+ * anything else of that name is left as it is. */
+static void remove_journal_tmps(int dirfd)
+{
+	char prefix[64];
+	int fd = dup(dirfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	size_t n;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	n = (size_t)snprintf(prefix, sizeof(prefix), ".%s.fwdist-", FW_TREE_IMPORT_JOURNAL);
+	while ((de = readdir(dir))) {
+		struct stat st;
+
+		if (strncmp(de->d_name, prefix, n) == 0 && strlen(de->d_name) == n + 6 &&
+		    fw_is_tmp_name(de->d_name) &&
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			unlinkat(dirfd, de->d_name, 0);
+	}
+	closedir(dir);
+}
+
 /* An import into DIR that was cut short: complete it before anything else. */
 int imp_complete_journal(struct imp *im, int dirfd)
 {
 	struct journal j;
-	int r = journal_read(dirfd, &j);
+	int r;
+
+	remove_journal_tmps(dirfd);
+	r = journal_read(dirfd, &j);
 
 	if (r == -ENOENT)
 		return 0;
