@@ -47,7 +47,7 @@ FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
 	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian \
-	bench deps-cycles quick
+	bench deps-cycles quick debian-files
 
 all: tools firmware
 
@@ -105,9 +105,12 @@ fuzz: fuzz-build
 # result must match manifests/checksums (checked by `fwdist check`).
 # image.S and ihex.hex are the sources of a fwimage(5) and a binary ihex
 # blob, packed by fwdist itself (see fwimage(5) and the sources' comments).
-FW_IMAGE = firmware/fwdist/selftest/image.fwi
-FW_IHEX  = firmware/fwdist/selftest/ihex.fw
-FW_ASM = $(filter-out $(FW_IMAGE:.fwi=.S),$(sort $(wildcard firmware/fwdist/selftest/*.S)))
+# Each is built only when its source is in the tree: a tree imported from
+# upstream (fwdist import --into .) has no self-test firmware, and make,
+# make deb, dist and repo then build what it has.
+FW_IMAGE = $(patsubst %.S,%.fwi,$(wildcard firmware/fwdist/selftest/image.S))
+FW_IHEX  = $(patsubst %.hex,%.fw,$(wildcard firmware/fwdist/selftest/ihex.hex))
+FW_ASM = $(filter-out firmware/fwdist/selftest/image.S,$(sort $(wildcard firmware/fwdist/selftest/*.S)))
 FW_BIN = $(FW_ASM:.S=.bin)
 
 firmware: $(FW_BIN) $(FW_IMAGE) $(FW_IHEX)
@@ -135,7 +138,14 @@ firmware/%.bin: firmware/%.S
 	$(Q)objcopy -O binary -j .text $(BUILD)/firmware/$(notdir $*).o $@.tmp
 	$(Q)chmod 0644 $@.tmp && mv -f $@.tmp $@
 
-check-tree: tools firmware
+# debian/control and debian/copyright are generated from the tree (WHENCE
+# and manifests/: the package split, the licences): after an import into
+# this checkout they follow the new release. fwdist check refuses them stale.
+debian-files: tools firmware
+	$(FWDIST) -C . debian control -o debian/control
+	$(FWDIST) -C . debian copyright -o debian/copyright
+
+check-tree: tools firmware debian-files
 	$(FWDIST) -C . check
 
 # ---- set-up ----
@@ -157,7 +167,7 @@ bootstrap: deps
 # package and one firmware package per line of manifests/packages, into
 # out/. DEB_BUILD_OPTIONS=nocheck skips the tests, fwdist-compress=xz|zstd
 # stores the blobs compressed.
-deb:
+deb: debian-files
 	scripts/build-deb
 
 # An APT repository of those packages in out/repo (suite SUITE, default
@@ -176,7 +186,7 @@ repo:
 # Two source packages (.dsc + tarball) into out/dist: fwdist (tools, free
 # firmware with its sources; for main) and fwdist-nonfree (the non-free
 # blobs, built with the tools package).
-dist: tools firmware
+dist: tools firmware debian-files
 	FWDIST=$(abspath $(FWDIST)) scripts/build-dist
 
 # ---- tests ----
