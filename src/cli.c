@@ -77,10 +77,11 @@ static void progress_clear_locked(void)
 static uint64_t elapsed_ms(const struct timespec *t0)
 {
 	struct timespec now;
+	int64_t ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - t0->tv_sec) * 1000 +
-	       (uint64_t)((now.tv_nsec - t0->tv_nsec) / 1000000);
+	ms = (int64_t)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+	return ms > 0 ? (uint64_t)ms : 0;
 }
 
 /* With prog.lock held: draw the line anew over the old one. */
