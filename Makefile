@@ -231,6 +231,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
 	@FWDIST=$(abspath $(FWDIST)) tests/images/run
 	@FWDIST=$(abspath $(FWDIST)) tests/import/run
+	@FWDIST=$(abspath $(FWDIST)) tests/progress/run
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 	@tests/debian/names
 

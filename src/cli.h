@@ -41,6 +41,7 @@ enum fw_cli_shared {
 	FW_CLI_DEST = 1u << 3,    /* --destdir DIR, --firmware-dir DIR */
 	FW_CLI_JOBS = 1u << 4,    /* -j, --jobs N: worker threads, 1 to FW_JOBS_MAX */
 	FW_CLI_MEMORY = 1u << 5,  /* --memory-limit SIZE: what the codecs may hold (membudget.h) */
+	FW_CLI_QUIET = 1u << 6,   /* -q, --quiet: no progress line */
 };
 
 struct fw_cli {
@@ -51,6 +52,7 @@ struct fw_cli {
 	const char *select_file;
 	const char *destdir, *fwdir;
 	unsigned jobs;            /* --jobs; 0: one per online CPU */
+	bool quiet;               /* -q, --quiet */
 	/* Resolved against the tree by fw_cli_prepare. */
 	bool *pkg, *blob, *link;
 	struct fw_selection sel;
@@ -101,5 +103,20 @@ int fw_cli_write_file(const char *path, const char *buf, size_t len);
  * path with fw_cli_write_file. EXIT_OK, or EXIT_FINDING with the reason
  * printed as "CMD: PATH: ...". */
 int fw_cli_emit(const char *cmd, const char *path, const char *buf, size_t len);
+
+struct fw_progress;
+/* The progress line of a command's long step, on standard error: only
+ * when it is a terminal, never with -q (c->quiet) or --json. A thread
+ * redraws "CMD: N/TOTAL files, B/TOTAL, RATE/s, M:SS left" (progress.h)
+ * every $FWDIST_PROGRESS_INTERVAL milliseconds (1 to 60000; default 200)
+ * from p's counters, with a carriage return. Returns p when it draws,
+ * else NULL: give the library what it returns, so nothing is counted for
+ * nobody. One at a time. */
+struct fw_progress *fw_cli_progress_start(const struct fw_cli *c, struct fw_progress *p);
+/* Stop drawing and clear the line, before the command prints its output
+ * (nothing is drawn after). Does nothing when nothing was started. The
+ * messages of fw_err, fw_usage and fw_print_diag clear the line first,
+ * whenever they come. */
+void fw_cli_progress_stop(void);
 
 #endif

@@ -9,13 +9,14 @@
 
 #include "fwdist.h"
 #include "import.h"
+#include "progress.h"
 #include "util.h"
 
 static void help(void)
 {
 	printf("Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
 	       "                     [--licence-dir D]... [--map FILE] [--adopt]\n"
-	       "                     [--no-whence [--debian-copyright] [--vouch]]\n"
+	       "                     [--no-whence [--debian-copyright] [--vouch]] [-q]\n"
 	       "\n"
 	       "Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
 	       "licence files) and write firmware/, WHENCE, LICENSES/ and manifests/ of this\n"
@@ -50,6 +51,8 @@ static void help(void)
 	       "                     covers are non-free under LicenseRef-fwdist-vouched\n"
 	       "                     (you vouch for them; without it they are refused),\n"
 	       "                     so that a tree you have can be checksummed and verified\n"
+	       "  -q, --quiet        no progress line (one is drawn on standard error while\n"
+	       "                     the blobs are copied, when it is a terminal, and cleared)\n"
 	       "\n"
 	       "Exit 0 when DIR was written with every entry of SRC; 1 when nothing was\n"
 	       "written, or DIR was written without some (a licence unknown, a text missing,\n"
@@ -130,7 +133,8 @@ int cmd_import(int argc, char **argv)
 		{ "license-dir", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fw_cli cli = FW_CLI_INIT("import", 0);
+	struct fw_cli cli = FW_CLI_INIT("import", FW_CLI_QUIET);
+	struct fw_progress counts = { 0 };
 	struct opts o = { 0 };
 	struct fw_import_opts io = { 0 };
 	struct fw_import_report rep;
@@ -206,7 +210,9 @@ int cmd_import(int argc, char **argv)
 		ret = fw_usage("import", "--vouch goes with --no-whence");
 		goto out;
 	}
+	io.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_import(&io, &rep, &d);
+	fw_cli_progress_stop();
 	fw_print_diag(&d);
 	if (r == -EAGAIN) {
 		for (size_t i = 0; i < rep.missing.n; i++)

@@ -10,6 +10,7 @@
 #include "fwdist.h"
 #include "install.h"
 #include "plan.h"
+#include "progress.h"
 #include "util.h"
 
 static void help(void)
@@ -63,7 +64,9 @@ static void help(void)
 	       "                        less for small blobs; a decoder what the file's\n"
 	       "                        header declares). Below one codec's need, one runs\n"
 	       "                        at a time. Plain copies need no codec\n"
-	       "  -q, --quiet           no progress line and no summary\n"
+	       "  -q, --quiet           no progress line and no summary (the progress line\n"
+	       "                        is drawn on standard error while the blobs are\n"
+	       "                        copied, when it is a terminal, and cleared)\n"
 	       "  --require-signature --cert CERT\n"
 	       "                        first check manifests/pins.p7s against CERT and the\n"
 	       "                        tree against the signed pins (see fwdist sign);\n"
@@ -74,19 +77,11 @@ static void help(void)
 	       "                        release (or another one of the same serial)\n");
 }
 
-static void progress(void *ctx, size_t done, size_t total, uint64_t bytes)
-{
-	(void)ctx;
-	fprintf(stderr, "\rinstalling: %zu/%zu blobs, %.1f MB", done, total, (double)bytes / 1e6);
-	if (done == total)
-		fputc('\n', stderr);
-}
-
 struct opts {
 	struct fw_plan_opts plan;
 	struct fw_install_opts inst;
 	const char *kconfig, *krelease, *cert;
-	bool quiet, autosel, require_signature;
+	bool autosel, require_signature;
 	struct fw_rec_release release;
 };
 
@@ -115,9 +110,6 @@ static int option(void *ctx, int c, const char *arg)
 	case 'F':
 		o->inst.force = true;
 		return EXIT_OK;
-	case 'q':
-		o->quiet = true;
-		return EXIT_OK;
 	case 'S':
 		o->require_signature = true;
 		return EXIT_OK;
@@ -140,23 +132,23 @@ int cmd_install(int argc, char **argv)
 		{ "dedup", no_argument, NULL, 'D' },
 		{ "no-licenses", no_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'F' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "require-signature", no_argument, NULL, 'S' },
 		{ "cert", required_argument, NULL, 'Y' },
 		{ "allow-downgrade", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_cli cli = FW_CLI_INIT("install", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST |
-						       FW_CLI_JOBS | FW_CLI_MEMORY);
+						       FW_CLI_JOBS | FW_CLI_MEMORY | FW_CLI_QUIET);
 	struct opts o = { .plan.comp = FW_COMP_NONE };
 	struct fw_install_result res;
+	struct fw_progress counts = { 0 };
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	char *where = NULL, *kpath = NULL;
 	int r, fd = -1, ret;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "q", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
 	if (ret >= 0)
 		goto out;
 	ret = EXIT_FINDING;
@@ -208,15 +200,15 @@ int cmd_install(int argc, char **argv)
 	fd = fw_cli_open_dest(&cli, true, &where);
 	if (fd < 0)
 		goto out;
-	if (!o.quiet && isatty(STDERR_FILENO))
-		o.inst.progress = progress;
+	o.inst.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_install(&plan, fd, &o.inst, &res, &d);
+	fw_cli_progress_stop();
 	fw_print_diag(&d);
 	if (r < 0) {
 		fw_err("install: %s", strerror(-r));
 		goto out;
 	}
-	if (!o.quiet) {
+	if (!cli.quiet) {
 		printf("install: %s: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
 		       fw_esc(where), res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
 		       res.links == 1 ? "" : "s", res.dedup_links, res.dedup_links == 1 ? "" : "s",

@@ -10,6 +10,7 @@
 
 #include "fwdist.h"
 #include "plan.h"
+#include "progress.h"
 #include "json.h"
 #include "util.h"
 #include "verify.h"
@@ -39,7 +40,10 @@ static void help(void)
 	       "  --memory-limit SIZE   memory the xz/zstd decoders may hold together\n"
 	       "                        (as for install; default a quarter of RAM, at\n"
 	       "                        most 512M)\n"
-	       "  --json                machine-readable output\n");
+	       "  -q, --quiet           no progress line (one is drawn on standard error\n"
+	       "                        while the names are checked, when it is a\n"
+	       "                        terminal, and cleared)\n"
+	       "  --json                machine-readable output (and no progress line)\n");
 }
 
 static int option(void *ctx, int c, const char *arg)
@@ -67,7 +71,8 @@ int cmd_verify(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_cli cli = FW_CLI_INIT("verify", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT |
-					FW_CLI_DEST | FW_CLI_JOBS | FW_CLI_MEMORY);
+					FW_CLI_DEST | FW_CLI_JOBS | FW_CLI_MEMORY | FW_CLI_QUIET);
+	struct fw_progress counts = { 0 };
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct fw_verify_opts o = { 0 };
 	void *ctx[2] = { &po, &o };
@@ -100,7 +105,9 @@ int cmd_verify(int argc, char **argv)
 			fw_err("verify: %s: %s", root ? root : "?", strerror(ENOENT));
 		goto out;
 	}
+	o.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_verify(&plan, rootfd, &o, &res);
+	fw_cli_progress_stop();
 	if (r < 0) {
 		fw_err("verify: %s", strerror(-r));
 		goto out;
