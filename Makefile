@@ -4,6 +4,9 @@
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
+# Where bash-completion loads a command's completion from (it looks under
+# every XDG_DATA_DIRS, /usr/local/share and /usr/share by default).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 FIRMWAREDIR ?= /lib/firmware
 DESTDIR     ?=
 
@@ -206,8 +209,8 @@ deps-cycles: lib
 
 # The loop to run after each edit (well under a minute on 2 cores): unit
 # tests, every case (JOBS at a time), the tree check, no dependency cycle,
-# and the runners' own checks. Every part runs; the exit says whether all
-# passed. `make test` is the whole suite.
+# the runners' own checks and the bash completion. Every part runs; the
+# exit says whether all passed. `make test` is the whole suite.
 quick: tools firmware $(UNIT_BIN)
 	@s=0; \
 	tests/run-unit $(UNIT_BIN) || s=1; \
@@ -215,6 +218,7 @@ quick: tools firmware $(UNIT_BIN)
 	$(FWDIST) -C . check && echo "check-tree: ok" || s=1; \
 	tests/deps-cycles $(LIB_OBJ) || s=1; \
 	FWDIST=$(abspath $(FWDIST)) BUILD=$(BUILD) tests/runners || s=1; \
+	FWDIST=$(abspath $(FWDIST)) tests/completion/run || s=1; \
 	if [ $$s = 0 ]; then echo "quick: all passed"; else echo "quick: FAILED (see above)"; fi; \
 	exit $$s
 
@@ -226,6 +230,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/memory
 	@FWDIST=$(abspath $(FWDIST)) tests/alloc/run
 	@FWDIST=$(abspath $(FWDIST)) tests/sign/run
+	@FWDIST=$(abspath $(FWDIST)) tests/completion/run
 	@tests/repo/run
 	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
@@ -286,6 +291,7 @@ install-tools: tools
 	install -D -m 0755 $(FWDIST) "$(DESTDIR)$(BINDIR)/fwdist"
 	install -D -m 0644 src/fwdist.1 "$(DESTDIR)$(MANDIR)/man1/fwdist.1"
 	install -D -m 0644 src/fwimage.5 "$(DESTDIR)$(MANDIR)/man5/fwimage.5"
+	install -D -m 0644 scripts/bash-completion/fwdist "$(DESTDIR)$(BASHCOMPDIR)/fwdist"
 	install -D -m 0755 scripts/initramfs-tools/zz-fwdist-firmware \
 		"$(DESTDIR)$(PREFIX)/share/initramfs-tools/hooks/zz-fwdist-firmware"
 	install -D -m 0755 scripts/dracut/90fwdist-firmware/module-setup.sh \
