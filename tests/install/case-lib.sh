@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for the setup and after scripts of tests/cases/{install,verify,uninstall}-*:
-#   . "$(dirname "$0")/../../install/case-lib.sh"
+#   . "$TESTS/install/case-lib.sh"   (run-cases sets $TESTS to tests/)
 # (run-cases runs those scripts as `bash -eu tests/cases/NAME/SCRIPT` inside
 # the case's copy of the tree, with $FWDIST, $TREE, $DEST and $WORK set.)
 # snapshot DIR, the byte-for-byte picture of a tree, is tests/lib.sh's.
