@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for the setup and after scripts of tests/cases/{install,verify,uninstall}-*:
-#   . "$(dirname "$0")/../../install/case-lib.sh"
+#   . "$TESTS/install/case-lib.sh"   (run-cases sets $TESTS to tests/)
 # (run-cases runs those scripts as `bash -eu tests/cases/NAME/SCRIPT` inside
 # the case's copy of the tree, with $FWDIST, $TREE, $DEST and $WORK set.)
+# snapshot DIR, the byte-for-byte picture of a tree, is tests/lib.sh's.
+. "${BASH_SOURCE[0]%/*}/../lib.sh"
 
 # Every entry below DIR (default $DEST) with type, mode and symlink text,
 # relative to DIR, sorted: the exact shape of an installed tree.
@@ -10,11 +12,6 @@ listing() {
 	(cd "${1:-$DEST}" && find . -printf '%y %m %p %l\n' | LC_ALL=C sort)
 }
 
-# A byte-for-byte picture of DIR: listing plus the digest of every file.
-snapshot() {
-	listing "$1"
-	(cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
-}
 
 # Compare the listing of DIR (default $DEST) with the expected one on stdin.
 expect_listing() {
@@ -32,19 +29,10 @@ no_tmp() {
 	fi
 }
 
-# Every path below DIR with its type, mode and link target, and every
-# file's content digest: a byte-for-byte picture. One walk (the comma runs
-# both actions on each path), sorted: digest lines (hex first) sort apart
-# from type lines (a letter and a space first).
-tree_picture() {
-	(cd "$1" && find . \( -type f -exec sha256sum {} + \) , -printf '%y %m %p -> %l\n' |
-		LC_ALL=C sort)
-}
-
 # The tree copy is exactly as run-cases saw it before the command ran
 # (run-cases records that picture in $WORK/before).
 tree_unchanged() {
-	tree_picture "$TREE" >"$WORK/tree.now"
+	snapshot "$TREE" >"$WORK/tree.now"
 	diff -u "$WORK/before" "$WORK/tree.now"
 }
 

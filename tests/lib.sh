@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The helpers every shell suite shares (tests/*/run, tests/install/*, ...):
+#   . "$here/../lib.sh"            (bash; sets pass=0 fail=0 skip=0)
+#   result RC NAME     "ok NAME" when RC is 0, else "FAIL NAME"; counted
+#   skipped TEXT       "skip TEXT"; counted, neither a pass nor a failure
+#   note TEXT...       detail under a result, each line indented by 4 spaces
+#                      (no argument: the lines of stdin)
+#   die_test TEXT...   note TEXT and return 1: the end of a failing t_* test
+#   snapshot DIR       byte-for-byte picture of DIR: every path with its type,
+#                      mode and link target, and every file's SHA-256, sorted
+#   scratch NAME       $work: a new directory ${TMPDIR:-/tmp}/fwdist-NAME.XXXXXX,
+#                      removed at exit (kept if KEEP is set)
+#   at_exit COMMAND    run COMMAND (a string, evaluated then) at exit; the last
+#                      registered runs first, so an umount registered after
+#                      scratch runs before the directory is removed
+#   finish SUITE       "SUITE: N passed, M failed[, K skipped]", appends
+#                      "N M[ K]" to $FWDIST_RESULTS if set, exits 1 on a
+#                      failure (0 otherwise)
+# Output formats are what tests/run-all and CI read: do not change them.
+
+# Sourced twice (tests/install/case-lib.sh sources it too): once is enough.
+[ -z "${_fwdist_lib:-}" ] || return 0
+_fwdist_lib=1
+pass=0 fail=0 skip=0
+
+result() {
+	if [ "$1" = 0 ]; then pass=$((pass + 1)); echo "ok $2"; else fail=$((fail + 1)); echo "FAIL $2"; fi
+}
+
+skipped() { skip=$((skip + 1)); echo "skip $*"; }
+
+# No sed: a note is printed where a test fails, often in a loop.
+note() {
+	local t
+	if [ $# = 0 ]; then
+		IFS= read -r -d '' t || :
+		[ -n "$t" ] || return 0
+		t=${t%$'\n'}
+	else
+		t="$*"
+	fi
+	printf '    %s\n' "${t//$'\n'/$'\n'    }"
+}
+
+die_test() { note "$*"; return 1; }
+
+# Every path below DIR with its type, mode and link target, and every
+# file's content digest. One walk (the comma runs both actions on each
+# path), sorted: digest lines (hex first) sort apart from type lines (a
+# letter and a space first). The same picture for the same bytes wherever
+# the tree is, so a tree compares with a reference install elsewhere too.
+snapshot() {
+	(cd "$1" && find . \( -type f -exec sha256sum {} + \) , -printf '%y %m %p -> %l\n' |
+		LC_ALL=C sort)
+}
+
+_at_exit=()
+at_exit() { _at_exit+=("$1"); }
+_run_at_exit() {
+	local i
+	for ((i = ${#_at_exit[@]} - 1; i >= 0; i--)); do eval "${_at_exit[i]}"; done
+}
+trap _run_at_exit EXIT
+trap 'exit 130' INT TERM
+
+# A test may leave a directory it cannot write: chmod only then.
+_remove() { rm -rf "$1" 2>/dev/null || { chmod -R u+rwX "$1" 2>/dev/null; rm -rf "$1"; }; }
+
+scratch() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/fwdist-$1.XXXXXX") || exit 1
+	local q
+	printf -v q %q "$work"
+	at_exit "[ -n \"\${KEEP:-}\" ] || _remove $q"
+}
+
+finish() {
+	local more=
+	[ "$skip" = 0 ] || more=", $skip skipped"
+	echo "$1: $pass passed, $fail failed$more"
+	[ -z "${FWDIST_RESULTS:-}" ] || echo "$pass $fail${more:+ $skip}" >>"$FWDIST_RESULTS"
+	[ "$fail" = 0 ]
+	exit
+}
