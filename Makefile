@@ -169,22 +169,28 @@ bootstrap: deps
 # dpkg-buildpackage -us -uc -b in a scratch copy of the tree: the tools
 # package and one firmware package per line of manifests/packages, into
 # out/. DEB_BUILD_OPTIONS=nocheck skips the tests, fwdist-compress=xz|zstd
-# stores the blobs compressed.
+# stores the blobs compressed. SUITE is the Debian release the packages are
+# for (passed on as DEB_BUILD_OPTIONS=fwdist-suite=SUITE): trixie (the
+# default) and forky install the firmware under /usr/lib/firmware, bookworm
+# under /lib/firmware; debian/rules refuses any other.
+SUITE ?= trixie
+
 deb: debian-files
-	scripts/build-deb
+	SUITE='$(SUITE)' scripts/build-deb
 
 # An APT repository of those packages in out/repo (suite SUITE, default
-# bookworm): pool/, dists/SUITE/{main,non-free-firmware}/binary-all/Packages(.xz),
+# trixie, the packages built for it): pool/, dists/SUITE/{main,non-free-firmware}/binary-all/Packages(.xz),
 # Release signed as InRelease and Release.gpg with the packager's key
 # (SIGN_KEY=FINGERPRINT, from GNUPGHOME or ~/.gnupg; checked before the
 # packages are built, and without one it stops and says how to make one),
 # the keyring package fwdist-archive-keyring, fwdist.sources with Signed-By
 # (URIs: REPO_URL, default file:// of out/repo), and Contents-firmware at
-# the top, as Debian 12's installer reads it.
+# the top, as Debian's installer reads it (paths under the suite's
+# firmware directory).
 repo:
-	scripts/build-repo --check-key
+	SUITE='$(SUITE)' scripts/build-repo --check-key
 	$(MAKE) deb
-	scripts/build-repo
+	SUITE='$(SUITE)' scripts/build-repo
 
 # Two source packages (.dsc + tarball) into out/dist: fwdist (tools, free
 # firmware with its sources; for main) and fwdist-nonfree (the non-free

@@ -124,9 +124,9 @@ int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			   "Recommends: fwdist\n"
 			   "Description: Linux firmware of the fwdist split: %s\n"
 			   " The firmware files that the package split of this fwdist tree puts\n"
-			   " in this package, installed under /lib/firmware where the kernel's\n"
-			   " request_firmware() finds them, with their licence texts and\n"
-			   " fwdist's record of the install.\n .\n"
+			   " in this package, installed in the kernel's firmware directory\n"
+			   " (where its request_firmware() finds them), with their licence\n"
+			   " texts and fwdist's record of the install.\n .\n"
 			   " Split: %s line %u, component %s.\n"
 			   " %zu file%s, for these drivers:\n",
 			fp->name, section_of(fp->section, sec, sizeof(sec)),
@@ -471,8 +471,8 @@ static int metainfo_with(FILE *f, const struct fw_plan *p, int pkg, const struct
 	fputs("  <name>", f);
 	xml_text(f, pkg_name(p, pkg));
 	fputs("</name>\n  <summary>Linux firmware of the fwdist split</summary>\n"
-	      "  <description>\n    <p>Firmware files for Linux drivers, installed under "
-	      "/lib/firmware where the kernel's request_firmware() finds them, with "
+	      "  <description>\n    <p>Firmware files for Linux drivers, installed in "
+	      "the kernel's firmware directory, where its request_firmware() finds them, with "
 	      "their licence texts; one package of the split of the fwdist firmware "
 	      "tree.</p>\n  </description>\n", f);
 	if (n) {
