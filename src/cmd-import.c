@@ -60,7 +60,7 @@ static void help(void)
 struct opts {
 	const char *into, *map;
 	const char **dirs;
-	size_t ndirs;
+	size_t ndirs, cap_dirs;
 	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt;
 };
 
@@ -93,15 +93,13 @@ static int option(void *ctx, int c, const char *arg)
 	case 'A':
 		o->adopt = true;
 		return EXIT_OK;
-	case 'L': {
-		const char **v = realloc(o->dirs, (o->ndirs + 1) * sizeof(*v));
-
-		if (!v)
+	case 'L':
+		if (fw_grow(&o->dirs, &o->cap_dirs, o->ndirs, sizeof(*o->dirs)) < 0) {
+			fw_err("out of memory");
 			return EXIT_FINDING;
-		o->dirs = v;
+		}
 		o->dirs[o->ndirs++] = arg;
 		return EXIT_OK;
-	}
 	}
 	return EXIT_USAGE;
 }

@@ -53,7 +53,7 @@ static void help(void)
 struct opts {
 	const char *output, *check, *modules_dir;
 	const char **mods;
-	size_t nmods;
+	size_t nmods, cap_mods;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -72,12 +72,10 @@ static int option(void *ctx, int c, const char *arg)
 		o->modules_dir = arg;
 		return EXIT_OK;
 	case 'm':
-		n = realloc(o->mods, (o->nmods + 1) * sizeof(*n));
-		if (!n) {
+		if (fw_grow(&o->mods, &o->cap_mods, o->nmods, sizeof(*o->mods)) < 0) {
 			fw_err("out of memory");
 			return EXIT_FINDING;
 		}
-		o->mods = n;
 		o->mods[o->nmods++] = arg;
 		return EXIT_OK;
 	}
