@@ -13,28 +13,39 @@
 #include "uninstall.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] uninstall [OPTIONS]\n"
-	       "\n"
-	       "Remove from DESTDIR/FIRMWAREDIR what `fwdist install` put there: exactly\n"
-	       "what .fwdist/<package>.list records (each entry only if it is still of\n"
-	       "the type installed), then the record. Without a record, every variant\n"
-	       "(NAME, NAME.xz, NAME.zst) of the tree's blobs and links and its licence\n"
-	       "texts. Also temporary files of an interrupted install and the directories\n"
-	       "this leaves empty. Other files are never touched; nothing is followed.\n"
-	       "\n"
-	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
-	       "  --firmware-dir DIR    firmware directory below it (default: the root's,\n"
-	       "                        /usr/lib/firmware on a merged-/usr root, where\n"
-	       "                        lib -> usr/lib, else /lib/firmware)\n"
-	       "  --package NAME        only this package (repeatable)\n"
-	       "  --select FILE         only these names or globs (as for install); the\n"
-	       "                        record keeps the rest\n"
-	       "  --force               also remove recorded files changed since install\n"
-	       "  --memory-limit SIZE   memory the xz/zstd decoders may hold (as for install)\n"
-	       "  -q, --quiet           no summary\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "destdir", FW_OPT_DESTDIR, false, "DIR",
+	  "staging root (default: $DESTDIR, else none)", NULL },
+	{ "firmware-dir", FW_OPT_FWDIR, false, "DIR",
+	  "firmware directory below it (default: the root's,\n"
+	  "/usr/lib/firmware on a merged-/usr root, where\n"
+	  "lib -> usr/lib, else /lib/firmware)", NULL },
+	{ "package", FW_OPT_PACKAGE, false, "NAME",
+	  "only this package (repeatable)", NULL },
+	{ "select", FW_OPT_SELECT, false, "FILE",
+	  "only these names or globs (as for install); the\n"
+	  "record keeps the rest", NULL },
+	{ "force", 'F', false, NULL,
+	  "also remove recorded files changed since install", NULL },
+	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE",
+	  "memory the xz/zstd decoders may hold (as for install)", NULL },
+	{ "quiet", 'q', true, NULL,
+	  "no summary", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] uninstall [OPTIONS]\n"
+		"\n"
+		"Remove from DESTDIR/FIRMWAREDIR what `fwdist install` put there: exactly\n"
+		"what .fwdist/<package>.list records (each entry only if it is still of\n"
+		"the type installed), then the record. Without a record, every variant\n"
+		"(NAME, NAME.xz, NAME.zst) of the tree's blobs and links and its licence\n"
+		"texts. Also temporary files of an interrupted install and the directories\n"
+		"this leaves empty. Other files are never touched; nothing is followed.\n"
+		"\n",
+	.opts = opts,
+};
 
 struct opts {
 	struct fw_uninstall_opts un;
@@ -59,13 +70,7 @@ static int option(void *ctx, int c, const char *arg)
 
 int cmd_uninstall(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "force", no_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("uninstall", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST |
-							   FW_CLI_MEMORY);
+	struct fw_cli cli = FW_CLI_INIT("uninstall");
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct opts o = { 0 };
 	struct fw_uninstall_result res;
@@ -75,7 +80,7 @@ int cmd_uninstall(int argc, char **argv)
 	char *root = NULL;
 	int r, fd = -1, ret;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "q", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	ret = fw_cli_prepare(&cli, &t, &d, "nothing removed");
