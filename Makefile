@@ -196,7 +196,7 @@ deps-cycles: lib
 
 # The loop to run after each edit (well under a minute on 2 cores): unit
 # tests, every case (JOBS at a time), the tree check, no dependency cycle,
-# and the runners' own checks. Every part runs; the exit says whether all
+# the runners' own checks, every option documented. Every part runs; the exit says whether all
 # passed. `make test` is the whole suite.
 quick: tools firmware $(UNIT_BIN)
 	@s=0; \
@@ -205,6 +205,7 @@ quick: tools firmware $(UNIT_BIN)
 	$(FWDIST) -C . check && echo "check-tree: ok" || s=1; \
 	tests/deps-cycles $(LIB_OBJ) || s=1; \
 	FWDIST=$(abspath $(FWDIST)) BUILD=$(BUILD) tests/runners || s=1; \
+	FWDIST=$(abspath $(FWDIST)) tests/options-documented || s=1; \
 	if [ $$s = 0 ]; then echo "quick: all passed"; else echo "quick: FAILED (see above)"; fi; \
 	exit $$s
 

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "fsutil.h"
+#include "json.h"
 #include "membudget.h"
 #include "record.h"
 #include "select.h"
@@ -219,6 +220,30 @@ void fw_cli_print_help(FILE *f, const struct fw_cli_help *h)
 	}
 	if (h->foot)
 		fputs(h->foot, f);
+}
+
+void fw_cli_json_diag(FILE *f, const struct fw_diag *d)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fw_diag_msg *m = &d->v[i];
+
+		fputs(i ? ",{\"file\":" : "{\"file\":", f);
+		if (*m->file)
+			fw_json_str(f, m->file);
+		else
+			fputs("null", f);
+		if (m->line)
+			fprintf(f, ",\"line\":%u,\"message\":", m->line);
+		else
+			fputs(",\"line\":null,\"message\":", f);
+		fw_json_str(f, m->text);
+		fputc('}', f);
+	}
+	if (d->nomem)
+		fprintf(f, "%s{\"file\":null,\"line\":null,\"message\":\"out of memory: some "
+			"findings were lost\"}", d->n ? "," : "");
+	fputc(']', f);
 }
 
 /* --list-options: each spelling of each option, one a line. */

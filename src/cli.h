@@ -102,6 +102,9 @@ struct fw_cli {
  * (EXIT_OK after --help). */
 int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_help *h,
 		 int (*handle)(void *ctx, int opt, const char *arg), void *ctx);
+/* Write the messages of d as a JSON array of {"file","line","message"}
+ * (file null when none, line null when 0) to f. */
+void fw_cli_json_diag(FILE *f, const struct fw_diag *d);
 /* Print the help of h (usage, description, the options, foot) to f. */
 void fw_cli_print_help(FILE *f, const struct fw_cli_help *h);
 void fw_cli_free(struct fw_cli *c);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fwdist.h"
+#include "json.h"
 #include "install.h"
 #include "plan.h"
 #include "util.h"
@@ -57,6 +58,10 @@ static const struct fw_cli_opt opts[] = {
 	  "at a time. Plain copies need no codec", NULL },
 	{ "quiet", 'q', true, NULL,
 	  "no progress line and no summary", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "print what was installed as one JSON object instead\n"
+	  "of the summary: counts, the names of each kind in\n"
+	  "place, the problems, the exit", NULL },
 	{ "require-signature", 'S', false, NULL,
 	  "first check manifests/pins.p7s against CERT (--cert)\n"
 	  "and the tree against the signed pins (see fwdist\n"
@@ -93,6 +98,49 @@ static const struct fw_cli_help help = {
 		"\n",
 	.opts = opts,
 };
+
+/* The names of one kind in place, as a JSON array. */
+static void json_names(const struct fw_plan *p, const bool *in_place, enum fw_plan_kind kind,
+		       int dedup)
+{
+	bool first = true;
+
+	putchar('[');
+	for (size_t i = 0; i < p->n; i++) {
+		const struct fw_plan_entry *e = &p->v[i];
+
+		if (!in_place[i] || e->kind != kind || (dedup >= 0 && (e->link == NULL) != dedup))
+			continue;
+		if (!first)
+			putchar(',');
+		fw_json_str(stdout, e->final);
+		first = false;
+	}
+	putchar(']');
+}
+
+static void json_result(const char *where, enum fw_compress comp, const struct fw_plan *p,
+			const bool *in_place, const struct fw_install_result *res,
+			const struct fw_diag *d, int ret)
+{
+	printf("{\"destination\":");
+	fw_json_str(stdout, where);
+	printf(",\"compress\":\"%s\",\"blobs\":%zu,\"links\":%zu,\"dedup_links\":%zu,"
+	       "\"licences\":%zu,\"unchanged\":%zu,\"removed\":%zu,\"kept\":%zu,\"failed\":%zu,"
+	       "\"installed\":{\"blobs\":",
+	       fw_compress_name(comp), res->blobs, res->links, res->dedup_links, res->licences,
+	       res->unchanged, res->removed, res->kept, res->failed);
+	json_names(p, in_place, FW_PLAN_FILE, -1);
+	printf(",\"links\":");
+	json_names(p, in_place, FW_PLAN_LINK, 0);
+	printf(",\"dedup_links\":");
+	json_names(p, in_place, FW_PLAN_LINK, 1);
+	printf(",\"licences\":");
+	json_names(p, in_place, FW_PLAN_LICENCE, -1);
+	printf("},\"problems\":");
+	fw_cli_json_diag(stdout, d);
+	printf(",\"exit\":%d}\n", ret);
+}
 
 static void progress(void *ctx, size_t done, size_t total, uint64_t bytes)
 {
@@ -160,6 +208,7 @@ int cmd_install(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	char *where = NULL, *kpath = NULL;
+	bool *in_place = NULL;
 	int r, fd = -1, ret;
 
 	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
@@ -216,13 +265,23 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	if (!o.quiet && isatty(STDERR_FILENO))
 		o.inst.progress = progress;
+	if (fw_json) {
+		in_place = calloc(plan.n + 1, sizeof(*in_place));
+		if (!in_place) {
+			fw_err("install: out of memory");
+			goto out;
+		}
+		o.inst.in_place = in_place;
+	}
 	r = fw_install(&plan, fd, &o.inst, &res, &d);
 	fw_print_diag(&d);
 	if (r < 0) {
 		fw_err("install: %s", strerror(-r));
 		goto out;
 	}
-	if (!o.quiet) {
+	if (fw_json)
+		json_result(where, o.plan.comp, &plan, in_place, &res, &d, res.failed ? EXIT_FINDING : EXIT_OK);
+	else if (!o.quiet) {
 		printf("install: %s: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
 		       fw_esc(where), res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
 		       res.links == 1 ? "" : "s", res.dedup_links, res.dedup_links == 1 ? "" : "s",
@@ -248,6 +307,7 @@ out:
 		close(fd);
 	free(where);
 	free(kpath);
+	free(in_place);
 	fw_plan_free(&plan);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fwdist.h"
+#include "json.h"
 #include "plan.h"
 #include "uninstall.h"
 #include "util.h"
@@ -31,6 +32,10 @@ static const struct fw_cli_opt opts[] = {
 	  "memory the xz/zstd decoders may hold (as for install)", NULL },
 	{ "quiet", 'q', true, NULL,
 	  "no summary", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "print what was removed as one JSON object instead of\n"
+	  "the summary: counts, the paths of each kind, the\n"
+	  "problems, the exit", NULL },
 	FW_CLI_END,
 };
 
@@ -46,6 +51,46 @@ static const struct fw_cli_help help = {
 		"\n",
 	.opts = opts,
 };
+
+/* The paths of one type removed, as a JSON array. */
+static void json_names(const struct fw_uninstall_result *res, enum fw_rec_type type)
+{
+	bool first = true;
+
+	putchar('[');
+	for (size_t i = 0; i < res->n; i++) {
+		if (res->v[i].type != type)
+			continue;
+		if (!first)
+			putchar(',');
+		fw_json_str(stdout, res->v[i].name);
+		first = false;
+	}
+	putchar(']');
+}
+
+static void json_result(const char *root, const struct fw_uninstall_result *res,
+			const struct fw_diag *d, int ret)
+{
+	printf("{\"destination\":");
+	fw_json_str(stdout, root);
+	printf(",\"exists\":%s,\"blobs\":%zu,\"links\":%zu,\"licences\":%zu,\"kept\":%zu,"
+	       "\"failed\":%zu,\"removed\":{\"blobs\":", res ? "true" : "false",
+	       res ? res->blobs : 0, res ? res->links : 0, res ? res->licences : 0,
+	       res ? res->kept : 0, res ? res->failed : 0);
+	if (res) {
+		json_names(res, FW_REC_FILE);
+		printf(",\"links\":");
+		json_names(res, FW_REC_LINK);
+		printf(",\"licences\":");
+		json_names(res, FW_REC_LICENCE);
+	} else {
+		printf("[],\"links\":[],\"licences\":[]");
+	}
+	printf("},\"problems\":");
+	fw_cli_json_diag(stdout, d);
+	printf(",\"exit\":%d}\n", ret);
+}
 
 struct opts {
 	struct fw_uninstall_opts un;
@@ -73,7 +118,7 @@ int cmd_uninstall(int argc, char **argv)
 	struct fw_cli cli = FW_CLI_INIT("uninstall");
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct opts o = { 0 };
-	struct fw_uninstall_result res;
+	struct fw_uninstall_result res = { 0 };
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -96,7 +141,9 @@ int cmd_uninstall(int argc, char **argv)
 	fd = fw_cli_open_dest(&cli, false, &root);
 	if (fd == -ENOENT) {
 		ret = EXIT_OK; /* nothing installed: nothing to do */
-		if (!o.quiet)
+		if (fw_json)
+			json_result(root ? root : "?", NULL, &d, ret);
+		else if (!o.quiet)
 			printf("uninstall: %s: does not exist; nothing to remove\n",
 			       root ? fw_esc(root) : "?");
 		goto out;
@@ -109,7 +156,14 @@ int cmd_uninstall(int argc, char **argv)
 		fw_err("uninstall: %s", strerror(-r));
 		goto out;
 	}
-	if (!o.quiet) {
+	ret = res.failed || res.kept ? EXIT_FINDING : EXIT_OK;
+	if (res.lost) {
+		fw_err("uninstall: out of memory: the list of what was removed is incomplete");
+		ret = EXIT_FINDING;
+	}
+	if (fw_json) {
+		json_result(root, &res, &d, ret);
+	} else if (!o.quiet) {
 		printf("uninstall: %s: removed %zu blob%s, %zu link%s, %zu licence%s", fw_esc(root), res.blobs,
 		       res.blobs == 1 ? "" : "s", res.links, res.links == 1 ? "" : "s", res.licences,
 		       res.licences == 1 ? "" : "s");
@@ -117,11 +171,11 @@ int cmd_uninstall(int argc, char **argv)
 			printf("; kept %zu", res.kept);
 		printf("\n");
 	}
-	ret = res.failed || res.kept ? EXIT_FINDING : EXIT_OK;
 out:
 	if (fd >= 0)
 		close(fd);
 	free(root);
+	fw_uninstall_result_free(&res);
 	fw_plan_free(&plan);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

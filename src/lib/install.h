@@ -24,6 +24,9 @@ struct fw_install_opts {
 	/* Called from the workers after each copy (serialised by the library). */
 	void (*progress)(void *ctx, size_t done, size_t total, uint64_t bytes);
 	void *progress_ctx;
+	/* If set, an array of the plan's p->n entries: each is set true when
+	 * its entry is in place at the end (install --json lists them). */
+	bool *in_place;
 };
 
 struct fw_install_result {
