@@ -157,7 +157,7 @@ int cmd_uninstall(int argc, char **argv)
 		goto out;
 	}
 	ret = res.failed || res.kept ? EXIT_FINDING : EXIT_OK;
-	if (res.lost) {
+	if (res.lost && fw_json) {
 		fw_err("uninstall: out of memory: the list of what was removed is incomplete");
 		ret = EXIT_FINDING;
 	}
