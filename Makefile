@@ -4,6 +4,9 @@
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
+# Where bash-completion loads a command's completion from (it looks under
+# every XDG_DATA_DIRS, /usr/local/share and /usr/share by default).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 FIRMWAREDIR ?= /lib/firmware
 DESTDIR     ?=
 
@@ -47,7 +50,7 @@ FWDIST   = $(BUILD)/fwdist
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
 	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian \
-	bench deps-cycles quick
+	bench deps-cycles quick debian-files
 
 all: tools firmware
 
@@ -105,9 +108,12 @@ fuzz: fuzz-build
 # result must match manifests/checksums (checked by `fwdist check`).
 # image.S and ihex.hex are the sources of a fwimage(5) and a binary ihex
 # blob, packed by fwdist itself (see fwimage(5) and the sources' comments).
-FW_IMAGE = firmware/fwdist/selftest/image.fwi
-FW_IHEX  = firmware/fwdist/selftest/ihex.fw
-FW_ASM = $(filter-out $(FW_IMAGE:.fwi=.S),$(sort $(wildcard firmware/fwdist/selftest/*.S)))
+# Each is built only when its source is in the tree: a tree imported from
+# upstream (fwdist import --into .) has no self-test firmware, and make,
+# make deb, dist and repo then build what it has.
+FW_IMAGE = $(patsubst %.S,%.fwi,$(wildcard firmware/fwdist/selftest/image.S))
+FW_IHEX  = $(patsubst %.hex,%.fw,$(wildcard firmware/fwdist/selftest/ihex.hex))
+FW_ASM = $(filter-out firmware/fwdist/selftest/image.S,$(sort $(wildcard firmware/fwdist/selftest/*.S)))
 FW_BIN = $(FW_ASM:.S=.bin)
 
 firmware: $(FW_BIN) $(FW_IMAGE) $(FW_IHEX)
@@ -135,7 +141,14 @@ firmware/%.bin: firmware/%.S
 	$(Q)objcopy -O binary -j .text $(BUILD)/firmware/$(notdir $*).o $@.tmp
 	$(Q)chmod 0644 $@.tmp && mv -f $@.tmp $@
 
-check-tree: tools firmware
+# debian/control and debian/copyright are generated from the tree (WHENCE
+# and manifests/: the package split, the licences): after an import into
+# this checkout they follow the new release. fwdist check refuses them stale.
+debian-files: tools firmware
+	$(FWDIST) -C . debian control -o debian/control
+	$(FWDIST) -C . debian copyright -o debian/copyright
+
+check-tree: tools firmware debian-files
 	$(FWDIST) -C . check
 
 # ---- set-up ----
@@ -157,7 +170,7 @@ bootstrap: deps
 # package and one firmware package per line of manifests/packages, into
 # out/. DEB_BUILD_OPTIONS=nocheck skips the tests, fwdist-compress=xz|zstd
 # stores the blobs compressed.
-deb:
+deb: debian-files
 	scripts/build-deb
 
 # An APT repository of those packages in out/repo (suite SUITE, default
@@ -176,7 +189,7 @@ repo:
 # Two source packages (.dsc + tarball) into out/dist: fwdist (tools, free
 # firmware with its sources; for main) and fwdist-nonfree (the non-free
 # blobs, built with the tools package).
-dist: tools firmware
+dist: tools firmware debian-files
 	FWDIST=$(abspath $(FWDIST)) scripts/build-dist
 
 # ---- tests ----
@@ -196,8 +209,9 @@ deps-cycles: lib
 
 # The loop to run after each edit (well under a minute on 2 cores): unit
 # tests, every case (JOBS at a time), the tree check, no dependency cycle,
-# the runners' own checks, every option documented. Every part runs; the exit says whether all
-# passed. `make test` is the whole suite.
+# the runners' own checks, every option documented and the bash completion.
+# Every part runs; the exit says whether all passed. `make test` is the
+# whole suite.
 quick: tools firmware $(UNIT_BIN)
 	@s=0; \
 	tests/run-unit $(UNIT_BIN) || s=1; \
@@ -206,6 +220,7 @@ quick: tools firmware $(UNIT_BIN)
 	tests/deps-cycles $(LIB_OBJ) || s=1; \
 	FWDIST=$(abspath $(FWDIST)) BUILD=$(BUILD) tests/runners || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/options-documented || s=1; \
+	FWDIST=$(abspath $(FWDIST)) tests/completion/run || s=1; \
 	if [ $$s = 0 ]; then echo "quick: all passed"; else echo "quick: FAILED (see above)"; fi; \
 	exit $$s
 
@@ -217,11 +232,13 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/memory
 	@FWDIST=$(abspath $(FWDIST)) tests/alloc/run
 	@FWDIST=$(abspath $(FWDIST)) tests/sign/run
+	@FWDIST=$(abspath $(FWDIST)) tests/completion/run
 	@tests/repo/run
 	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
 	@FWDIST=$(abspath $(FWDIST)) tests/images/run
 	@FWDIST=$(abspath $(FWDIST)) tests/import/run
+	@FWDIST=$(abspath $(FWDIST)) tests/progress/run
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 	@tests/debian/names
 
@@ -276,6 +293,7 @@ install-tools: tools
 	install -D -m 0755 $(FWDIST) "$(DESTDIR)$(BINDIR)/fwdist"
 	install -D -m 0644 src/fwdist.1 "$(DESTDIR)$(MANDIR)/man1/fwdist.1"
 	install -D -m 0644 src/fwimage.5 "$(DESTDIR)$(MANDIR)/man5/fwimage.5"
+	install -D -m 0644 scripts/bash-completion/fwdist "$(DESTDIR)$(BASHCOMPDIR)/fwdist"
 	install -D -m 0755 scripts/initramfs-tools/zz-fwdist-firmware \
 		"$(DESTDIR)$(PREFIX)/share/initramfs-tools/hooks/zz-fwdist-firmware"
 	install -D -m 0755 scripts/dracut/90fwdist-firmware/module-setup.sh \

@@ -5,17 +5,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "fsutil.h"
 #include "json.h"
 #include "membudget.h"
+#include "progress.h"
 #include "record.h"
 #include "select.h"
 #include "sign.h"
@@ -24,8 +28,180 @@
 const char *fw_tree_root = ".";
 bool fw_json;
 
+/* The progress line: its drawing thread, and the lock every write to
+ * standard error of a message takes, so that a message never lands in the
+ * middle of a half-drawn line: the line is cleared first. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool running, stop;
+	const char *cmd;
+	struct fw_progress *p;
+	struct timespec t0;
+	unsigned interval_ms, cols;
+	size_t drawn; /* columns of the line on the screen now; 0: none */
+} prog = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define PROGRESS_INTERVAL_MS 200
+
+static void write_all_stderr(const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(STDERR_FILENO, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* a progress line is not worth failing for */
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* With prog.lock held: blank the line and return to its start. */
+static void progress_clear_locked(void)
+{
+	char buf[258];
+	size_t n = prog.drawn;
+
+	if (!n)
+		return;
+	fflush(stderr);
+	buf[0] = '\r';
+	memset(buf + 1, ' ', n);
+	buf[n + 1] = '\r';
+	write_all_stderr(buf, n + 2);
+	prog.drawn = 0;
+}
+
+static uint64_t elapsed_ms(const struct timespec *t0)
+{
+	struct timespec now;
+	int64_t ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (int64_t)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+	return ms > 0 ? (uint64_t)ms : 0;
+}
+
+/* With prog.lock held: draw the line anew over the old one. */
+static void progress_draw_locked(void)
+{
+	struct fw_progress *p = prog.p;
+	uint64_t ft = atomic_load_explicit(&p->files_total, memory_order_acquire);
+	char line[256], buf[258];
+	size_t n, w = sizeof(line) - 1;
+
+	if (!ft)
+		return; /* the work is not known yet */
+	n = (size_t)fw_progress_format(line, sizeof(line), prog.cmd,
+				       atomic_load_explicit(&p->files_done, memory_order_relaxed), ft,
+				       atomic_load_explicit(&p->bytes_done, memory_order_relaxed),
+				       atomic_load_explicit(&p->bytes_total, memory_order_relaxed),
+				       elapsed_ms(&prog.t0));
+	/* Within the terminal's width: a line that wraps cannot be redrawn
+	 * with a carriage return. */
+	if (prog.cols > 1 && prog.cols - 1 < w)
+		w = prog.cols - 1;
+	if (n > w)
+		n = w;
+	buf[0] = '\r';
+	memcpy(buf + 1, line, n);
+	/* Blank what is left of a longer line before. */
+	if (prog.drawn > n)
+		memset(buf + 1 + n, ' ', prog.drawn - n);
+	write_all_stderr(buf, 1 + (prog.drawn > n ? prog.drawn : n));
+	if (prog.drawn < n)
+		prog.drawn = n;
+}
+
+static void *progress_loop(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&prog.lock);
+	while (!prog.stop) {
+		struct timespec until;
+		int r = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += prog.interval_ms / 1000;
+		until.tv_nsec += (long)(prog.interval_ms % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		while (!prog.stop && r != ETIMEDOUT)
+			r = pthread_cond_timedwait(&prog.wake, &prog.lock, &until);
+		if (!prog.stop)
+			progress_draw_locked();
+	}
+	pthread_mutex_unlock(&prog.lock);
+	return NULL;
+}
+
+/* $FWDIST_PROGRESS_INTERVAL: milliseconds, 1 to 60000; anything else is
+ * the default (a test's knob, not worth refusing a command for). */
+static unsigned progress_interval(void)
+{
+	const char *s = getenv("FWDIST_PROGRESS_INTERVAL");
+	uint64_t n;
+
+	if (s && fw_parse_u64(s, strlen(s), &n) == 0 && n >= 1 && n <= 60000)
+		return (unsigned)n;
+	return PROGRESS_INTERVAL_MS;
+}
+
+struct fw_progress *fw_cli_progress_start(const struct fw_cli *c, struct fw_progress *p)
+{
+	pthread_condattr_t ca;
+	struct winsize ws;
+
+	if (c->quiet || fw_json || prog.running || !isatty(STDERR_FILENO))
+		return NULL;
+	prog.cmd = c->cmd;
+	prog.p = p;
+	prog.stop = false;
+	prog.drawn = 0;
+	prog.interval_ms = progress_interval();
+	prog.cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+	if (pthread_condattr_init(&ca) != 0)
+		return NULL;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (pthread_cond_init(&prog.wake, &ca) != 0) {
+		pthread_condattr_destroy(&ca);
+		return NULL;
+	}
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&prog.thread, NULL, progress_loop, NULL) != 0) {
+		pthread_cond_destroy(&prog.wake);
+		return NULL; /* no line: the command runs as without a terminal */
+	}
+	prog.running = true;
+	return p;
+}
+
+void fw_cli_progress_stop(void)
+{
+	if (!prog.running)
+		return;
+	pthread_mutex_lock(&prog.lock);
+	prog.stop = true;
+	pthread_cond_signal(&prog.wake);
+	pthread_mutex_unlock(&prog.lock);
+	pthread_join(prog.thread, NULL);
+	pthread_cond_destroy(&prog.wake);
+	prog.running = false;
+	pthread_mutex_lock(&prog.lock);
+	progress_clear_locked();
+	pthread_mutex_unlock(&prog.lock);
+}
+
 void fw_print_diag(const struct fw_diag *d)
 {
+	pthread_mutex_lock(&prog.lock);
+	progress_clear_locked();
 	for (size_t i = 0; i < d->n; i++) {
 		const struct fw_diag_msg *m = &d->v[i];
 
@@ -38,28 +214,35 @@ void fw_print_diag(const struct fw_diag *d)
 	}
 	if (d->nomem)
 		fprintf(stderr, "fwdist: out of memory: some findings were lost\n");
+	pthread_mutex_unlock(&prog.lock);
 }
 
 void fw_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	pthread_mutex_lock(&prog.lock);
+	progress_clear_locked();
 	fputs("fwdist: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	pthread_mutex_unlock(&prog.lock);
 }
 
 int fw_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
+	pthread_mutex_lock(&prog.lock);
+	progress_clear_locked();
 	fputs("fwdist: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'fwdist %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+	pthread_mutex_unlock(&prog.lock);
 	return EXIT_USAGE;
 }
 
@@ -246,17 +429,20 @@ void fw_cli_json_diag(FILE *f, const struct fw_diag *d)
 	fputc(']', f);
 }
 
-/* --list-options: each spelling of each option, one a line. */
+/* --list-options: each spelling of each option, one a line; one whose
+ * value is written --name=VALUE (its arg starts with '=') as "--name=". */
 static void list_options(const struct fw_cli_opt *o)
 {
 	for (; o->name || o->help; o++) {
+		const char *eq = o->arg && o->arg[0] == '=' ? "=" : "";
+
 		if (!o->name)
 			continue;
 		if (o->letter)
 			printf("-%c\n", o->val);
-		printf("--%s\n", o->name);
+		printf("--%s%s\n", o->name, eq);
 		if (o->alias)
-			printf("--%s\n", o->alias);
+			printf("--%s%s\n", o->alias, eq);
 	}
 }
 
@@ -369,6 +555,9 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_he
 			break;
 		case FW_OPT_JSON:
 			fw_json = true;
+			break;
+		case FW_OPT_QUIET:
+			c->quiet = true;
 			break;
 		case FW_OPT_PACKAGE:
 			if (fw_grow(&c->pkgs, &c->cap_pkgs, c->npkgs, sizeof(*c->pkgs)) < 0) {

@@ -45,6 +45,7 @@ enum fw_cli_shared {
 	FW_OPT_FWDIR,        /* --firmware-dir DIR */
 	FW_OPT_MEMORY,       /* --memory-limit SIZE: what the codecs may hold (membudget.h) */
 	FW_OPT_JOBS = 'j',   /* -j, --jobs N: worker threads, 1 to FW_JOBS_MAX */
+	FW_OPT_QUIET = 'q',  /* -q, --quiet (c->quiet): no progress line; install, uninstall: no summary */
 };
 
 /* One option of a command: the one table its parser reads and its --help,
@@ -77,6 +78,7 @@ struct fw_cli {
 	const char *select_file;
 	const char *destdir, *fwdir;
 	unsigned jobs;            /* --jobs; 0: one per online CPU */
+	bool quiet;               /* -q, --quiet */
 	/* Resolved against the tree by fw_cli_prepare. */
 	bool *pkg, *blob, *link;
 	struct fw_selection sel;
@@ -94,7 +96,8 @@ struct fw_cli {
 /* Parse a command's options, those of its table h->opts: the shared ones
  * (FW_OPT_*) here, each of its own to handle(ctx, val, optarg), which
  * returns EXIT_OK or the exit code of a usage error. --help prints the help
- * made from h, --list-options each spelling of each option of the table,
+ * made from h, --list-options each spelling of each option of the table
+ * ("--name=" for one whose arg starts with '='),
  * one a line (for shell completion). A global --json (fw_json, set before
  * the command's name) is refused as an unknown option by a command whose
  * table has no --json. At most c->max_args operands may follow the options
@@ -134,5 +137,20 @@ int fw_cli_write_file(const char *path, const char *buf, size_t len);
  * path with fw_cli_write_file. EXIT_OK, or EXIT_FINDING with the reason
  * printed as "CMD: PATH: ...". */
 int fw_cli_emit(const char *cmd, const char *path, const char *buf, size_t len);
+
+struct fw_progress;
+/* The progress line of a command's long step, on standard error: only
+ * when it is a terminal, never with -q (c->quiet) or --json. A thread
+ * redraws "CMD: N/TOTAL files, B/TOTAL, RATE/s, M:SS left" (progress.h)
+ * every $FWDIST_PROGRESS_INTERVAL milliseconds (1 to 60000; default 200)
+ * from p's counters, with a carriage return. Returns p when it draws,
+ * else NULL: give the library what it returns, so nothing is counted for
+ * nobody. One at a time. */
+struct fw_progress *fw_cli_progress_start(const struct fw_cli *c, struct fw_progress *p);
+/* Stop drawing and clear the line, before the command prints its output
+ * (nothing is drawn after). Does nothing when nothing was started. The
+ * messages of fw_err, fw_usage and fw_print_diag clear the line first,
+ * whenever they come. */
+void fw_cli_progress_stop(void);
 
 #endif

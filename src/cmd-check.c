@@ -7,6 +7,7 @@
 #include "debian.h"
 #include "fwdist.h"
 #include "json.h"
+#include "progress.h"
 
 #define S(n) ((n) == 1 ? "" : "s")
 
@@ -16,11 +17,14 @@ static const struct fw_cli_opt opts[] = {
 	{ "jobs", FW_OPT_JOBS, true, "N",
 	  "threads hashing the blobs (default: one per CPU); the\n"
 	  "findings and their order are the same whatever N", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no progress line (one is drawn on standard error while\n"
+	  "the blobs are hashed, when it is a terminal, and cleared)", NULL },
 	FW_CLI_END,
 };
 
 static const struct fw_cli_help help = {
-	.head = "Usage: fwdist [-C DIR] check [--json] [-j N]\n"
+	.head = "Usage: fwdist [-C DIR] check [--json] [-j N] [-q]\n"
 		"\n"
 		"Validate the whole tree: WHENCE against firmware/ both ways, links, licences,\n"
 		"the licence policy, the package split, checksums, names and modes. Every\n"
@@ -45,6 +49,7 @@ static void print_json(const struct fw_diag *d)
 int cmd_check(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("check");
+	struct fw_progress counts = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
 	size_t nfree = 0, nnonfree = 0, nundist = 0;
@@ -59,7 +64,8 @@ int cmd_check(int argc, char **argv)
 		return EXIT_FINDING;
 	}
 	fw_tree_check_model(&t, &d);
-	r = fw_tree_check_files(&t, cli.jobs, &d);
+	r = fw_tree_check_files(&t, cli.jobs, fw_cli_progress_start(&cli, &counts), &d);
+	fw_cli_progress_stop();
 	if (r < 0)
 		fw_diag_add(&d, t.root, 0, "check stopped: %s", strerror(-r));
 	/* The committed generated packaging must still be what the model gives. */

@@ -9,6 +9,7 @@
 
 #include "fwdist.h"
 #include "import.h"
+#include "progress.h"
 #include "util.h"
 
 static const struct fw_cli_opt opts[] = {
@@ -42,13 +43,16 @@ static const struct fw_cli_opt opts[] = {
 	  "covers are non-free under LicenseRef-fwdist-vouched\n"
 	  "(you vouch for them; without it they are refused),\n"
 	  "so that a tree you have can be checksummed and verified", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no progress line (one is drawn on standard error while\n"
+	  "the blobs are copied, when it is a terminal, and cleared)", NULL },
 	FW_CLI_END,
 };
 
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
 		"                     [--licence-dir D]... [--map FILE] [--adopt]\n"
-		"                     [--no-whence [--debian-copyright] [--vouch]]\n"
+		"                     [--no-whence [--debian-copyright] [--vouch]] [-q]\n"
 		"\n"
 		"Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
 		"licence files) and write firmware/, WHENCE, LICENSES/ and manifests/ of this\n"
@@ -140,6 +144,7 @@ static bool takes_arg(const char *a)
 int cmd_import(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("import");
+	struct fw_progress counts = { 0 };
 	struct opts o = { 0 };
 	struct fw_import_opts io = { 0 };
 	struct fw_import_report rep;
@@ -213,7 +218,9 @@ int cmd_import(int argc, char **argv)
 		ret = fw_usage("import", "--vouch goes with --no-whence");
 		goto out;
 	}
+	io.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_import(&io, &rep, &d);
+	fw_cli_progress_stop();
 	fw_print_diag(&d);
 	if (r == -EAGAIN) {
 		for (size_t i = 0; i < rep.missing.n; i++)

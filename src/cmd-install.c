@@ -11,6 +11,7 @@
 #include "json.h"
 #include "install.h"
 #include "plan.h"
+#include "progress.h"
 #include "util.h"
 
 static const struct fw_cli_opt opts[] = {
@@ -56,8 +57,10 @@ static const struct fw_cli_opt opts[] = {
 	  "less for small blobs; a decoder what the file's\n"
 	  "header declares). Below one codec's need, one runs\n"
 	  "at a time. Plain copies need no codec", NULL },
-	{ "quiet", 'q', true, NULL,
-	  "no progress line and no summary", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no progress line and no summary (the progress line\n"
+	  "is drawn on standard error while the blobs are\n"
+	  "copied, when it is a terminal, and cleared)", NULL },
 	{ "json", FW_OPT_JSON, false, NULL,
 	  "print what was installed as one JSON object instead\n"
 	  "of the summary: counts, the names of each kind in\n"
@@ -142,19 +145,11 @@ static void json_result(const char *where, enum fw_compress comp, const struct f
 	printf(",\"exit\":%d}\n", ret);
 }
 
-static void progress(void *ctx, size_t done, size_t total, uint64_t bytes)
-{
-	(void)ctx;
-	fprintf(stderr, "\rinstalling: %zu/%zu blobs, %.1f MB", done, total, (double)bytes / 1e6);
-	if (done == total)
-		fputc('\n', stderr);
-}
-
 struct opts {
 	struct fw_plan_opts plan;
 	struct fw_install_opts inst;
 	const char *kconfig, *krelease, *cert;
-	bool quiet, autosel, require_signature;
+	bool autosel, require_signature;
 	struct fw_rec_release release;
 };
 
@@ -183,9 +178,6 @@ static int option(void *ctx, int c, const char *arg)
 	case 'F':
 		o->inst.force = true;
 		return EXIT_OK;
-	case 'q':
-		o->quiet = true;
-		return EXIT_OK;
 	case 'S':
 		o->require_signature = true;
 		return EXIT_OK;
@@ -204,6 +196,7 @@ int cmd_install(int argc, char **argv)
 	struct fw_cli cli = FW_CLI_INIT("install");
 	struct opts o = { .plan.comp = FW_COMP_NONE };
 	struct fw_install_result res;
+	struct fw_progress counts = { 0 };
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -263,8 +256,6 @@ int cmd_install(int argc, char **argv)
 	fd = fw_cli_open_dest(&cli, true, &where);
 	if (fd < 0)
 		goto out;
-	if (!o.quiet && isatty(STDERR_FILENO))
-		o.inst.progress = progress;
 	if (fw_json) {
 		in_place = calloc(plan.n + 1, sizeof(*in_place));
 		if (!in_place) {
@@ -273,7 +264,9 @@ int cmd_install(int argc, char **argv)
 		}
 		o.inst.in_place = in_place;
 	}
+	o.inst.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_install(&plan, fd, &o.inst, &res, &d);
+	fw_cli_progress_stop();
 	fw_print_diag(&d);
 	if (r < 0) {
 		fw_err("install: %s", strerror(-r));
@@ -281,7 +274,7 @@ int cmd_install(int argc, char **argv)
 	}
 	if (fw_json)
 		json_result(where, o.plan.comp, &plan, in_place, &res, &d, res.failed ? EXIT_FINDING : EXIT_OK);
-	else if (!o.quiet) {
+	else if (!cli.quiet) {
 		printf("install: %s: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
 		       fw_esc(where), res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
 		       res.links == 1 ? "" : "s", res.dedup_links, res.dedup_links == 1 ? "" : "s",

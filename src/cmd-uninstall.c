@@ -30,7 +30,7 @@ static const struct fw_cli_opt opts[] = {
 	  "also remove recorded files changed since install", NULL },
 	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE",
 	  "memory the xz/zstd decoders may hold (as for install)", NULL },
-	{ "quiet", 'q', true, NULL,
+	{ "quiet", FW_OPT_QUIET, true, NULL,
 	  "no summary", NULL },
 	{ "json", FW_OPT_JSON, false, NULL,
 	  "print what was removed as one JSON object instead of\n"
@@ -94,7 +94,6 @@ static void json_result(const char *root, const struct fw_uninstall_result *res,
 
 struct opts {
 	struct fw_uninstall_opts un;
-	bool quiet;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -103,9 +102,6 @@ static int option(void *ctx, int c, const char *arg)
 
 	(void)arg;
 	switch (c) {
-	case 'q':
-		o->quiet = true;
-		return EXIT_OK;
 	case 'F':
 		o->un.force = true;
 		return EXIT_OK;
@@ -143,7 +139,7 @@ int cmd_uninstall(int argc, char **argv)
 		ret = EXIT_OK; /* nothing installed: nothing to do */
 		if (fw_json)
 			json_result(root ? root : "?", NULL, &d, ret);
-		else if (!o.quiet)
+		else if (!cli.quiet)
 			printf("uninstall: %s: does not exist; nothing to remove\n",
 			       root ? fw_esc(root) : "?");
 		goto out;
@@ -163,7 +159,7 @@ int cmd_uninstall(int argc, char **argv)
 	}
 	if (fw_json) {
 		json_result(root, &res, &d, ret);
-	} else if (!o.quiet) {
+	} else if (!cli.quiet) {
 		printf("uninstall: %s: removed %zu blob%s, %zu link%s, %zu licence%s", fw_esc(root), res.blobs,
 		       res.blobs == 1 ? "" : "s", res.links, res.links == 1 ? "" : "s", res.licences,
 		       res.licences == 1 ? "" : "s");

@@ -10,6 +10,7 @@
 
 #include "fwdist.h"
 #include "plan.h"
+#include "progress.h"
 #include "json.h"
 #include "util.h"
 #include "verify.h"
@@ -36,8 +37,12 @@ static const struct fw_cli_opt opts[] = {
 	  "memory the xz/zstd decoders may hold together\n"
 	  "(as for install; default a quarter of RAM, at\n"
 	  "most 512M)", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no progress line (one is drawn on standard error\n"
+	  "while the names are checked, when it is a\n"
+	  "terminal, and cleared)", NULL },
 	{ "json", FW_OPT_JSON, false, NULL,
-	  "machine-readable output", NULL },
+	  "machine-readable output (and no progress line)", NULL },
 	FW_CLI_END,
 };
 
@@ -75,6 +80,7 @@ static int option(void *ctx, int c, const char *arg)
 int cmd_verify(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("verify");
+	struct fw_progress counts = { 0 };
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct fw_verify_opts o = { 0 };
 	void *ctx[2] = { &po, &o };
@@ -107,7 +113,9 @@ int cmd_verify(int argc, char **argv)
 			fw_err("verify: %s: %s", root ? root : "?", strerror(ENOENT));
 		goto out;
 	}
+	o.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_verify(&plan, rootfd, &o, &res);
+	fw_cli_progress_stop();
 	if (r < 0) {
 		fw_err("verify: %s", strerror(-r));
 		goto out;

@@ -13,6 +13,7 @@
 
 #include "digest.h"
 #include "fsutil.h"
+#include "progress.h"
 #include "tree.h"
 #include "image.h"
 #include "util.h"
@@ -291,6 +292,7 @@ struct walk {
 	struct hash_job *jobs;
 	size_t njobs, cap;
 	size_t *order;     /* indices into jobs, largest file first */
+	struct fw_progress *progress; /* the hashing, counted per file; or NULL */
 };
 
 static bool under_source_dir(const struct walk *wk, const char *rel)
@@ -501,6 +503,8 @@ static void hash_one(void *arg, size_t i)
 	}
 	if (pfd != wk->fwfd)
 		close(pfd);
+	fw_progress_bytes(wk->progress, j->st_size);
+	fw_progress_files(wk->progress, 1);
 }
 
 /* Largest first: the last file to start is then a small one, and no big
@@ -517,8 +521,13 @@ static int cmp_job_size(const void *a, const void *b, void *arg)
 
 static int hash_files(struct walk *wk, unsigned jobs)
 {
+	uint64_t bytes = 0;
+
 	if (!wk->njobs)
 		return 0;
+	for (size_t i = 0; i < wk->njobs; i++)
+		bytes += wk->jobs[i].st_size;
+	fw_progress_total(wk->progress, wk->njobs, bytes);
 	wk->order = malloc(wk->njobs * sizeof(*wk->order));
 	if (!wk->order)
 		return -ENOMEM;
@@ -621,10 +630,11 @@ static const struct fw_text *text_of_sum(const struct fw_tree *t, const struct f
 	return x;
 }
 
-int fw_tree_check_files(const struct fw_tree *t, unsigned jobs, struct fw_diag *d)
+int fw_tree_check_files(const struct fw_tree *t, unsigned jobs, struct fw_progress *progress,
+			struct fw_diag *d)
 {
 	struct fw_diag walkd = { 0 };
-	struct walk wk = { .t = t, .d = &walkd };
+	struct walk wk = { .t = t, .d = &walkd, .progress = progress };
 	const char *wp = t->whence.path;
 	int r = 0;
 

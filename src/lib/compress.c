@@ -18,6 +18,7 @@
 #include <zstd_errors.h>
 
 #include "membudget.h"
+#include "progress.h"
 #include "util.h"
 
 /*
@@ -161,6 +162,7 @@ struct copy_state {
 	uint64_t expected, total;
 	struct fw_sha256 h;
 	unsigned char *in, *out;
+	struct fw_progress *progress; /* counts each chunk read, or NULL */
 };
 
 /*
@@ -181,6 +183,7 @@ static ssize_t copy_read(struct copy_state *st)
 	st->total += (uint64_t)n;
 	if (st->total > st->expected)
 		return -ESTALE;
+	fw_progress_bytes(st->progress, (uint64_t)n);
 	r = fw_sha256_update(&st->h, st->in, (size_t)n);
 	return r < 0 ? r : n;
 }
@@ -406,8 +409,16 @@ uint64_t fw_compress_memusage(enum fw_compress c, uint64_t size)
 int fw_copy_compress(int src, int dst, enum fw_compress c, uint64_t expected_size,
 		     uint8_t digest[FW_SHA256_LEN], uint64_t *size_read)
 {
+	return fw_copy_compress_counted(src, dst, c, expected_size, digest, size_read, NULL);
+}
+
+int fw_copy_compress_counted(int src, int dst, enum fw_compress c, uint64_t expected_size,
+			     uint8_t digest[FW_SHA256_LEN], uint64_t *size_read,
+			     struct fw_progress *progress)
+{
 	struct copy_state st = {
 		.src = src, .dst = dst, .expected = expected_size, .total = 0,
+		.progress = progress,
 	};
 	int r;
 

@@ -30,6 +30,12 @@ int fw_compress_parse(const char *s, enum fw_compress *c);
  * digest is then not computed), -ENOMEM, -EIO for a library failure, or -errno. */
 int fw_copy_compress(int src, int dst, enum fw_compress c, uint64_t expected_size,
 		     uint8_t digest[FW_SHA256_LEN], uint64_t *size_read);
+/* The same, adding each chunk's length to progress->bytes_done as it is
+ * read (progress may be NULL). */
+struct fw_progress;
+int fw_copy_compress_counted(int src, int dst, enum fw_compress c, uint64_t expected_size,
+			     uint8_t digest[FW_SHA256_LEN], uint64_t *size_read,
+			     struct fw_progress *progress);
 
 /* The memory fw_copy_compress needs to compress a blob of size bytes with
  * c: the encoder's (liblzma's and libzstd's own estimates; the xz

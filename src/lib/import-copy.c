@@ -10,12 +10,14 @@
 
 #include "fsutil.h"
 #include "import-int.h"
+#include "progress.h"
 #include "util.h"
 
 struct pool {
 	struct job *jobs;
 	int srcfd, fwfd;
 	bool link;
+	struct fw_progress *progress; /* blobs counted per chunk, or NULL */
 };
 
 static int copy_one(struct pool *p, struct job *j)
@@ -68,6 +70,7 @@ static int copy_one(struct pool *p, struct job *j)
 		if (got == 0)
 			break;
 		j->size += (uint64_t)got;
+		fw_progress_bytes(p->progress, (uint64_t)got);
 		r = fw_sha256_update(&h, buf, (size_t)got);
 		if (r == 0 && out >= 0)
 			r = fw_write_all(out, buf, (size_t)got);
@@ -94,6 +97,7 @@ static void copy_job(void *arg, size_t i)
 	struct pool *p = arg;
 
 	p->jobs[i].err = copy_one(p, &p->jobs[i]);
+	fw_progress_files(p->progress, 1);
 }
 
 static bool listed_blob(const struct fw_tree *t, const char *dir, const char *leaf)
@@ -178,8 +182,10 @@ static int copy_dir(int from, int to, const char *rel, struct imp *im, const str
  * it is copied, on two workers; the totals to the report. */
 int imp_copy_blobs(struct imp *im, struct job *jobs, size_t njobs, int fwfd)
 {
-	struct pool p = { .jobs = jobs, .srcfd = im->srcfd, .fwfd = fwfd, .link = im->o->link };
+	struct pool p = { .jobs = jobs, .srcfd = im->srcfd, .fwfd = fwfd, .link = im->o->link,
+			  .progress = im->o->progress };
 	struct fw_import_report *rep = im->rep;
+	uint64_t bytes = 0;
 
 	/* Directories first, so the workers never race to make one. */
 	for (size_t i = 0; i < njobs; i++) {
@@ -188,7 +194,19 @@ int imp_copy_blobs(struct imp *im, struct job *jobs, size_t njobs, int fwfd)
 
 		if (pfd >= 0 && pfd != fwfd)
 			close(pfd);
+		/* The total for the progress: the size each copy will read
+		 * (opened as copy_one opens it: nothing outside SRC). */
+		if (p.progress) {
+			int fd = fw_open_resolve(im->srcfd, jobs[i].name, O_RDONLY | O_NONBLOCK);
+			struct stat st;
+
+			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+				bytes += (uint64_t)st.st_size;
+			if (fd >= 0)
+				close(fd);
+		}
 	}
+	fw_progress_total(p.progress, njobs, bytes);
 	/* Two workers, as import has always run (it has no --jobs). */
 	fw_parallel_for(njobs, 2, copy_job, &p);
 	for (size_t i = 0; i < njobs; i++) {

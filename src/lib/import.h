@@ -11,6 +11,8 @@
 #include "licmap.h"
 #include "policy.h"
 
+struct fw_progress;
+
 /* The licence of what import refuses (unknown licence, text not found):
  * undistributable, its text written by import itself. */
 #define FW_IMPORT_REFUSED "LicenseRef-fwdist-refused"
@@ -39,6 +41,8 @@ struct fw_import_opts {
 	bool debian_copyright;     /* licences from SRC's usr/share/doc/<pkg>/copyright */
 	bool vouch;                /* no_whence: what no licence covers is FW_IMPORT_VOUCHED */
 	bool adopt;                /* DIR need not be an fwdist tree: what is in the way is kept */
+	/* The blobs' copies, counted as they go (progress.h), or NULL. */
+	struct fw_progress *progress;
 };
 
 /* What an import found and did; every list is of printable lines. */

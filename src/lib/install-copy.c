@@ -159,7 +159,7 @@ static void do_copy(struct ctx *c, struct item *it, struct batch *b)
 		inst_fail(it, "%s: cannot create a temporary file: %s", fw_esc(pe->final), strerror(-fd));
 		goto out;
 	}
-	r = fw_copy_compress(src, fd, pe->comp, pe->size, dig, &it->in);
+	r = fw_copy_compress_counted(src, fd, pe->comp, pe->size, dig, &it->in, c->o->progress);
 	if (r == -ESTALE) {
 		inst_fail(it, "%s%s: size differs from the manifest's %llu bytes; not installed",
 			  src_prefix(it), fw_esc(pe->src), (unsigned long long)pe->size);
@@ -257,13 +257,11 @@ static void *worker(void *arg)
 			if (batch_full(c, &b))
 				commit_batch(c, &b);
 		}
-		if (c->o->progress) {
-			pthread_mutex_lock(&c->lock);
-			c->done++;
-			c->bytes += c->items[i].in;
-			c->o->progress(c->o->progress_ctx, c->done, c->ncopies, c->bytes);
-			pthread_mutex_unlock(&c->lock);
-		}
+		/* The copy counted the chunks it read; what it did not read
+		 * (unchanged, failed early) is done too. */
+		if (c->items[i].in < c->items[i].pe->size)
+			fw_progress_bytes(c->o->progress, c->items[i].pe->size - c->items[i].in);
+		fw_progress_files(c->o->progress, 1);
 	}
 	commit_batch(c, &b);
 	return NULL;

@@ -48,8 +48,6 @@ struct ctx {
 	struct fw_records rec;
 	atomic_size_t next;    /* the workers' next index into order */
 	pthread_mutex_t lock;
-	size_t done;
-	uint64_t bytes;
 	size_t *order;         /* copies, largest first: the workers' order; or NULL */
 	size_t batch_max;      /* copies a worker writes back and renames together */
 	atomic_bool unsynced;  /* changed since the last syncfs (settle) */

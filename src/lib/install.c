@@ -366,6 +366,13 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 	for (size_t i = 0; i < c.nitems; i++)
 		if (!c.items[i].err && strcmp(c.items[i].dest, c.items[i].pe->final) == 0)
 			inst_materialize(fwfd, &c.items[i]);
+	if (o->progress) {
+		uint64_t bytes = 0;
+
+		for (size_t i = 0; i < c.ncopies; i++)
+			bytes += c.items[i].pe->size;
+		fw_progress_total(o->progress, c.ncopies, bytes);
+	}
 	inst_order_copies(&c);
 	inst_run_workers(&c);
 	/* File links first, then directory links: a directory is switched

@@ -9,6 +9,7 @@
 
 #include "diag.h"
 #include "plan.h"
+#include "progress.h"
 #include "record.h"
 
 struct fw_install_opts {
@@ -21,9 +22,9 @@ struct fw_install_opts {
 	 * allow_downgrade. */
 	const struct fw_rec_release *release;
 	bool allow_downgrade;
-	/* Called from the workers after each copy (serialised by the library). */
-	void (*progress)(void *ctx, size_t done, size_t total, uint64_t bytes);
-	void *progress_ctx;
+	/* Counted as the copies go (progress.h), or NULL: files are the
+	 * copies (blobs and licence texts), bytes what they read. */
+	struct fw_progress *progress;
 	/* If set, an array of the plan's p->n entries: each is set true when
 	 * its entry is in place at the end (install --json lists them). */
 	bool *in_place;

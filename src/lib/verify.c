@@ -399,7 +399,21 @@ struct vctx {
 	size_t *order;       /* the work order: largest first */
 	size_t norder;
 	struct known known;  /* the files the first stage hashed */
+	struct fw_progress *progress; /* counted per name, or NULL */
 };
+
+/* What a name weighs in the progress: a file's or a text's bytes (a link
+ * is nearly always the hash of a file already read). */
+static uint64_t weight(const struct fw_plan_entry *pe)
+{
+	return pe->kind == FW_PLAN_FILE || pe->kind == FW_PLAN_LICENCE ? pe->size : 0;
+}
+
+static void count_done(struct vctx *c, const struct vjob *j)
+{
+	fw_progress_bytes(c->progress, weight(j->pe));
+	fw_progress_files(c->progress, 1);
+}
 
 /* Largest first: the last item to start is then a small one, and no big
  * blob is left to hash on one core while the others idle. */
@@ -411,6 +425,11 @@ static int cmp_job_size(const void *a, const void *b, void *arg)
 	if (jobs[i].pe->size != jobs[k].pe->size)
 		return jobs[i].pe->size < jobs[k].pe->size ? 1 : -1;
 	return i < k ? -1 : 1;
+}
+
+static bool deferred(const struct vjob *j)
+{
+	return j->r == 0 && j->vname && j->via_link;
 }
 
 /* First stage: every check of every name, except the hashing of a variant
@@ -432,6 +451,8 @@ static void verify_first(void *arg, size_t i)
 			j->r = judge(j);
 		}
 	}
+	if (!deferred(j))
+		count_done(c, j);
 }
 
 /* Second stage: a symlink's content, which is nearly always a file the
@@ -443,19 +464,19 @@ static void verify_second(void *arg, size_t i)
 
 	hash_installed(c->rootfd, j->vname, j->comp, &c->known, &j->h);
 	j->r = judge(j);
-}
-
-static bool deferred(const struct vjob *j)
-{
-	return j->r == 0 && j->vname && j->via_link;
+	count_done(c, j);
 }
 
 static int verify_all(struct vctx *c, unsigned jobs)
 {
 	size_t nk = 0, n2 = 0;
+	uint64_t bytes = 0;
 
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		c->order[i] = i;
+		bytes += weight(c->jobs[i].pe);
+	}
+	fw_progress_total(c->progress, c->n, bytes);
 	qsort_r(c->order, c->n, sizeof(*c->order), cmp_job_size, c->jobs);
 	fw_parallel_for(c->n, jobs, verify_first, c);
 	for (size_t i = 0; i < c->n; i++)
@@ -498,7 +519,7 @@ int fw_verify(const struct fw_plan *p, int rootfd, const struct fw_verify_opts *
 	      struct fw_verify_result *res)
 {
 	struct expect x = { 0 };
-	struct vctx c = { .rootfd = rootfd };
+	struct vctx c = { .rootfd = rootfd, .progress = o->progress };
 	int r;
 
 	memset(res, 0, sizeof(*res));

@@ -7,10 +7,14 @@
 #include <stddef.h>
 
 #include "plan.h"
+#include "progress.h"
 
 struct fw_verify_opts {
 	bool ignore_extra;        /* do not report unexpected entries */
 	unsigned jobs;            /* threads hashing; 0: one per online CPU */
+	/* Counted as the names are checked (progress.h), or NULL: files are
+	 * the names, bytes those of the blobs and texts. */
+	struct fw_progress *progress;
 };
 
 struct fw_verify_problem {
