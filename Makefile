@@ -215,8 +215,9 @@ deps-cycles: lib
 
 # The loop to run after each edit (well under a minute on 2 cores): unit
 # tests, every case (JOBS at a time), the tree check, no dependency cycle,
-# the runners' own checks and the bash completion. Every part runs; the
-# exit says whether all passed. `make test` is the whole suite.
+# the runners' own checks, every option documented and the bash completion.
+# Every part runs; the exit says whether all passed. `make test` is the
+# whole suite.
 quick: tools firmware $(UNIT_BIN)
 	@s=0; \
 	tests/run-unit $(UNIT_BIN) || s=1; \
@@ -224,6 +225,7 @@ quick: tools firmware $(UNIT_BIN)
 	$(FWDIST) -C . check && echo "check-tree: ok" || s=1; \
 	tests/deps-cycles $(LIB_OBJ) || s=1; \
 	FWDIST=$(abspath $(FWDIST)) BUILD=$(BUILD) tests/runners || s=1; \
+	FWDIST=$(abspath $(FWDIST)) tests/options-documented || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/completion/run || s=1; \
 	if [ $$s = 0 ]; then echo "quick: all passed"; else echo "quick: FAILED (see above)"; fi; \
 	exit $$s

@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "fsutil.h"
+#include "json.h"
 #include "membudget.h"
 #include "progress.h"
 #include "record.h"
@@ -339,31 +340,111 @@ void fw_cli_free(struct fw_cli *c)
 }
 
 enum {
-	OPT_JSON = 0x100,
-	OPT_PACKAGE,
-	OPT_SELECT,
-	OPT_DESTDIR,
-	OPT_FWDIR,
-	OPT_MEMORY,
 	OPT_HELP = 'h',
-	OPT_JOBS = 'j',
-	OPT_QUIET = 'q',
+	OPT_LIST = 0x1ff, /* --list-options */
 };
 
-static const struct {
-	unsigned bit;
-	struct option opt;
-} shared_opts[] = {
-	{ FW_CLI_JSON, { "json", no_argument, NULL, OPT_JSON } },
-	{ FW_CLI_PACKAGE, { "package", required_argument, NULL, OPT_PACKAGE } },
-	{ FW_CLI_SELECT, { "select", required_argument, NULL, OPT_SELECT } },
-	{ FW_CLI_DEST, { "destdir", required_argument, NULL, OPT_DESTDIR } },
-	{ FW_CLI_DEST, { "firmware-dir", required_argument, NULL, OPT_FWDIR } },
-	{ FW_CLI_JOBS, { "jobs", required_argument, NULL, OPT_JOBS } },
-	{ FW_CLI_MEMORY, { "memory-limit", required_argument, NULL, OPT_MEMORY } },
-	{ FW_CLI_QUIET, { "quiet", no_argument, NULL, OPT_QUIET } },
-	{ ~0u, { "help", no_argument, NULL, OPT_HELP } },
-};
+/* The column help texts start at: past the longest spelling that fits in
+ * SPEC_MAX, which a longer one does not wait for (its help starts on the
+ * next line). */
+#define SPEC_MAX 22
+
+static size_t spec_len(const struct fw_cli_opt *o)
+{
+	size_t n = 2 + strlen(o->name);
+
+	if (o->letter)
+		n += 4; /* "-x, " */
+	if (o->alias)
+		n += 4 + strlen(o->alias);
+	if (o->arg)
+		n += strlen(o->arg) + (o->arg[0] != '=');
+	return n;
+}
+
+void fw_cli_print_help(FILE *f, const struct fw_cli_help *h)
+{
+	const struct fw_cli_opt *o;
+	size_t col = 0;
+
+	fputs(h->head, f);
+	for (o = h->opts; o->name || o->help; o++)
+		if (o->name && spec_len(o) <= SPEC_MAX && spec_len(o) > col)
+			col = spec_len(o);
+	col += 4; /* two blanks before the spelling, two after */
+	for (o = h->opts; o->name || o->help; o++) {
+		size_t n = 0;
+		const char *l = o->help, *nl;
+
+		if (!o->name) {
+			fprintf(f, "%s\n", o->help);
+			continue;
+		}
+		n += (size_t)fprintf(f, "  ");
+		if (o->letter)
+			n += (size_t)fprintf(f, "-%c, ", o->val);
+		n += (size_t)fprintf(f, "--%s", o->name);
+		if (o->alias)
+			n += (size_t)fprintf(f, ", --%s", o->alias);
+		if (o->arg)
+			n += (size_t)fprintf(f, "%s%s", o->arg[0] == '=' ? "" : " ", o->arg);
+		if (n + 2 > col) {
+			fputc('\n', f);
+			n = 0;
+		}
+		for (;;) {
+			nl = strchr(l, '\n');
+			fprintf(f, "%*s%.*s\n", (int)(col - n), "", nl ? (int)(nl - l) : (int)strlen(l), l);
+			if (!nl)
+				break;
+			l = nl + 1;
+			n = 0;
+		}
+	}
+	if (h->foot)
+		fputs(h->foot, f);
+}
+
+void fw_cli_json_diag(FILE *f, const struct fw_diag *d)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fw_diag_msg *m = &d->v[i];
+
+		fputs(i ? ",{\"file\":" : "{\"file\":", f);
+		if (*m->file)
+			fw_json_str(f, m->file);
+		else
+			fputs("null", f);
+		if (m->line)
+			fprintf(f, ",\"line\":%u,\"message\":", m->line);
+		else
+			fputs(",\"line\":null,\"message\":", f);
+		fw_json_str(f, m->text);
+		fputc('}', f);
+	}
+	if (d->nomem)
+		fprintf(f, "%s{\"file\":null,\"line\":null,\"message\":\"out of memory: some "
+			"findings were lost\"}", d->n ? "," : "");
+	fputc(']', f);
+}
+
+/* --list-options: each spelling of each option, one a line; one whose
+ * value is written --name=VALUE (its arg starts with '=') as "--name=". */
+static void list_options(const struct fw_cli_opt *o)
+{
+	for (; o->name || o->help; o++) {
+		const char *eq = o->arg && o->arg[0] == '=' ? "=" : "";
+
+		if (!o->name)
+			continue;
+		if (o->letter)
+			printf("-%c\n", o->val);
+		printf("--%s%s\n", o->name, eq);
+		if (o->alias)
+			printf("--%s%s\n", o->alias, eq);
+	}
+}
 
 /* --jobs N: strict decimal, 1 to FW_JOBS_MAX (0 would mean "one per CPU"
  * inside, which the default already is). */
@@ -428,45 +509,57 @@ static int parse_memory(struct fw_cli *c, const char *arg)
 	return -1;
 }
 
-int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *own,
-		 const char *shortopts, int (*handle)(void *ctx, int opt, const char *arg),
-		 void *ctx, void (*help)(void))
+int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_help *h,
+		 int (*handle)(void *ctx, int opt, const char *arg), void *ctx)
 {
-	size_t nown = 0, n = 0;
+	size_t nopts = 0, n = 0, ns = 0;
 	struct option *opts;
 	char *sopts;
+	bool json = false;
 	int ch, ret = -1;
 
-	while (own && own[nown].name)
-		nown++;
-	opts = calloc(nown + FW_ARRAY_SIZE(shared_opts) + 1, sizeof(*opts));
-	sopts = fw_asprintf("+h%s%s%s", c->shared & FW_CLI_JOBS ? "j:" : "",
-			    c->shared & FW_CLI_QUIET ? "q" : "", shortopts ? shortopts : "");
+	for (const struct fw_cli_opt *o = h->opts; o->name || o->help; o++)
+		nopts++;
+	/* Each entry: its name, its alias, its letter with a colon. */
+	opts = calloc(2 * nopts + 3, sizeof(*opts));
+	sopts = calloc(2 * nopts + 3, 1);
 	if (!opts || !sopts) {
 		free(opts);
 		free(sopts);
 		fw_err("out of memory");
 		return EXIT_FINDING;
 	}
-	for (size_t i = 0; i < nown; i++)
-		opts[n++] = own[i];
-	for (size_t i = 0; i < FW_ARRAY_SIZE(shared_opts); i++)
-		if (shared_opts[i].bit == ~0u || (shared_opts[i].bit & c->shared))
-			opts[n++] = shared_opts[i].opt;
+	sopts[ns++] = '+';
+	sopts[ns++] = 'h';
+	for (const struct fw_cli_opt *o = h->opts; o->name || o->help; o++) {
+		int has = o->arg ? required_argument : no_argument;
+
+		if (!o->name)
+			continue;
+		json |= o->val == FW_OPT_JSON;
+		opts[n++] = (struct option){ o->name, has, NULL, o->val };
+		if (o->alias)
+			opts[n++] = (struct option){ o->alias, has, NULL, o->val };
+		if (o->letter) {
+			sopts[ns++] = (char)o->val;
+			if (o->arg)
+				sopts[ns++] = ':';
+		}
+	}
+	opts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	opts[n++] = (struct option){ "list-options", no_argument, NULL, OPT_LIST };
 	while (ret < 0 && (ch = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
-		if (ch == OPT_JOBS && (c->shared & FW_CLI_JOBS)) {
-			ret = parse_jobs(c, optarg);
-			continue;
-		}
-		if (ch == OPT_QUIET && (c->shared & FW_CLI_QUIET)) {
-			c->quiet = true;
-			continue;
-		}
 		switch (ch) {
-		case OPT_JSON:
+		case FW_OPT_JOBS:
+			ret = parse_jobs(c, optarg);
+			break;
+		case FW_OPT_JSON:
 			fw_json = true;
 			break;
-		case OPT_PACKAGE:
+		case FW_OPT_QUIET:
+			c->quiet = true;
+			break;
+		case FW_OPT_PACKAGE:
 			if (fw_grow(&c->pkgs, &c->cap_pkgs, c->npkgs, sizeof(*c->pkgs)) < 0) {
 				fw_err("out of memory");
 				ret = EXIT_FINDING;
@@ -474,20 +567,24 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 			}
 			c->pkgs[c->npkgs++] = optarg;
 			break;
-		case OPT_SELECT:
+		case FW_OPT_SELECT:
 			c->select_file = optarg;
 			break;
-		case OPT_DESTDIR:
+		case FW_OPT_DESTDIR:
 			c->destdir = optarg;
 			break;
-		case OPT_FWDIR:
+		case FW_OPT_FWDIR:
 			c->fwdir = optarg;
 			break;
-		case OPT_MEMORY:
+		case FW_OPT_MEMORY:
 			ret = parse_memory(c, optarg);
 			break;
 		case OPT_HELP:
-			help();
+			fw_cli_print_help(stdout, h);
+			ret = EXIT_OK;
+			break;
+		case OPT_LIST:
+			list_options(h->opts);
 			ret = EXIT_OK;
 			break;
 		case '?':
@@ -500,6 +597,10 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *o
 			break;
 		}
 	}
+	/* 'fwdist --json CMD' asks for what CMD does not print: refused as
+	 * 'CMD --json' is, rather than answered in plain text. */
+	if (ret < 0 && fw_json && !json)
+		ret = fw_usage(c->cmd, "unknown option '--json'");
 	if (ret < 0 && optind < argc && (size_t)(argc - optind) > c->max_args)
 		ret = fw_usage(c->cmd, "unexpected argument '%s'", argv[optind + (int)c->max_args]);
 	if (ret < 0) {

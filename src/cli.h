@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "diag.h"
@@ -33,20 +34,45 @@ int fw_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf
  * On success the caller owns t and d (parse findings stay in d, printed). */
 int fw_load_tree(struct fw_tree *t, struct fw_diag *d);
 
-/* The options several commands share, each meaning the same in all. */
+/* The options several commands share, each meaning the same in all: a
+ * command's table (struct fw_cli_opt) names them with these values and
+ * fw_cli_parse handles them. */
 enum fw_cli_shared {
-	FW_CLI_JSON = 1u << 0,    /* --json */
-	FW_CLI_PACKAGE = 1u << 1, /* --package NAME, repeatable */
-	FW_CLI_SELECT = 1u << 2,  /* --select FILE */
-	FW_CLI_DEST = 1u << 3,    /* --destdir DIR, --firmware-dir DIR */
-	FW_CLI_JOBS = 1u << 4,    /* -j, --jobs N: worker threads, 1 to FW_JOBS_MAX */
-	FW_CLI_MEMORY = 1u << 5,  /* --memory-limit SIZE: what the codecs may hold (membudget.h) */
-	FW_CLI_QUIET = 1u << 6,   /* -q, --quiet: no progress line */
+	FW_OPT_JSON = 0x100, /* --json */
+	FW_OPT_PACKAGE,      /* --package NAME, repeatable */
+	FW_OPT_SELECT,       /* --select FILE */
+	FW_OPT_DESTDIR,      /* --destdir DIR */
+	FW_OPT_FWDIR,        /* --firmware-dir DIR */
+	FW_OPT_MEMORY,       /* --memory-limit SIZE: what the codecs may hold (membudget.h) */
+	FW_OPT_JOBS = 'j',   /* -j, --jobs N: worker threads, 1 to FW_JOBS_MAX */
+	FW_OPT_QUIET = 'q',  /* -q, --quiet (c->quiet): no progress line; install, uninstall: no summary */
+};
+
+/* One option of a command: the one table its parser reads and its --help,
+ * --list-options and the test of the manual are made from, so that they
+ * cannot drift apart. A table ends with an entry whose name and help are
+ * both NULL; an entry with a help and no name is a heading, printed as is. */
+struct fw_cli_opt {
+	const char *name;  /* the long name, without "--" */
+	int val;           /* handed to the command's handler, or FW_OPT_* */
+	bool letter;       /* val is also its short option, -val */
+	const char *arg;   /* the argument's name, NULL for none; "=X" prints --name=X */
+	const char *help;  /* its help: lines, '\n' between them, no final one */
+	const char *alias; /* a second long name meaning the same, or NULL */
+};
+#define FW_CLI_HEADING(text) { NULL, 0, false, NULL, (text), NULL }
+#define FW_CLI_END { NULL, 0, false, NULL, NULL, NULL }
+
+/* A command's --help: its usage and description (head), the options of its
+ * table, then foot (or NULL). */
+struct fw_cli_help {
+	const char *head;
+	const struct fw_cli_opt *opts;
+	const char *foot;
 };
 
 struct fw_cli {
 	const char *cmd;
-	unsigned shared;          /* enum fw_cli_shared bits this command takes */
 	const char **pkgs;
 	size_t npkgs, cap_pkgs;
 	const char *select_file;
@@ -64,18 +90,26 @@ struct fw_cli {
 /* DESTDIR defaults to $DESTDIR; the firmware directory (fwdir NULL) to the
  * root's own: /usr/lib/firmware on a merged-/usr root, else /lib/firmware
  * (fw_default_fwdir). */
-#define FW_CLI_INIT(name, which) \
-	{ .cmd = (name), .shared = (which), .destdir = getenv("DESTDIR"), .fwdir = NULL }
+#define FW_CLI_INIT(name) \
+	{ .cmd = (name), .destdir = getenv("DESTDIR"), .fwdir = NULL }
 
-/* Parse a command's options: the shared ones it takes, its own (own, ending
- * with a NULL name, and their short letters), --help (calls help). Each own
- * option goes to handle(ctx, val, optarg), which returns EXIT_OK or the exit
- * code of a usage error. At most c->max_args operands may follow the
- * options (c->args, c->nargs). Returns -1 to
- * go on, else the exit code to return (EXIT_OK after --help). */
-int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct option *own,
-		 const char *shortopts, int (*handle)(void *ctx, int opt, const char *arg),
-		 void *ctx, void (*help)(void));
+/* Parse a command's options, those of its table h->opts: the shared ones
+ * (FW_OPT_*) here, each of its own to handle(ctx, val, optarg), which
+ * returns EXIT_OK or the exit code of a usage error. --help prints the help
+ * made from h, --list-options each spelling of each option of the table
+ * ("--name=" for one whose arg starts with '='),
+ * one a line (for shell completion). A global --json (fw_json, set before
+ * the command's name) is refused as an unknown option by a command whose
+ * table has no --json. At most c->max_args operands may follow the options
+ * (c->args, c->nargs). Returns -1 to go on, else the exit code to return
+ * (EXIT_OK after --help). */
+int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_help *h,
+		 int (*handle)(void *ctx, int opt, const char *arg), void *ctx);
+/* Write the messages of d as a JSON array of {"file","line","message"}
+ * (file null when none, line null when 0) to f. */
+void fw_cli_json_diag(FILE *f, const struct fw_diag *d);
+/* Print the help of h (usage, description, the options, foot) to f. */
+void fw_cli_print_help(FILE *f, const struct fw_cli_help *h);
 void fw_cli_free(struct fw_cli *c);
 /* Load the tree, and with refuse (what the command does not do then, e.g.
  * "nothing installed") require its model to have no finding, printing them;

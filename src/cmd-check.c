@@ -11,20 +11,27 @@
 
 #define S(n) ((n) == 1 ? "" : "s")
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] check [--json] [-j N] [-q]\n"
-	       "\n"
-	       "Validate the whole tree: WHENCE against firmware/ both ways, links, licences,\n"
-	       "the licence policy, the package split, checksums, names and modes. Every\n"
-	       "finding is printed as FILE:LINE: message; exit 1 if there is any.\n"
-	       "\n"
-	       "  --json         print {\"ok\":..., \"findings\":[{\"file\",\"line\",\"message\"}]} on stdout\n"
-	       "  -j, --jobs N   threads hashing the blobs (default: one per CPU); the\n"
-	       "                 findings and their order are the same whatever N\n"
-	       "  -q, --quiet    no progress line (one is drawn on standard error while\n"
-	       "                 the blobs are hashed, when it is a terminal, and cleared)\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "print {\"ok\":..., \"findings\":[{\"file\",\"line\",\"message\"}]} on stdout", NULL },
+	{ "jobs", FW_OPT_JOBS, true, "N",
+	  "threads hashing the blobs (default: one per CPU); the\n"
+	  "findings and their order are the same whatever N", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no progress line (one is drawn on standard error while\n"
+	  "the blobs are hashed, when it is a terminal, and cleared)", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] check [--json] [-j N] [-q]\n"
+		"\n"
+		"Validate the whole tree: WHENCE against firmware/ both ways, links, licences,\n"
+		"the licence policy, the package split, checksums, names and modes. Every\n"
+		"finding is printed as FILE:LINE: message; exit 1 if there is any.\n"
+		"\n",
+	.opts = opts,
+};
 
 static void print_json(const struct fw_diag *d)
 {
@@ -41,14 +48,14 @@ static void print_json(const struct fw_diag *d)
 
 int cmd_check(int argc, char **argv)
 {
-	struct fw_cli cli = FW_CLI_INIT("check", FW_CLI_JSON | FW_CLI_JOBS | FW_CLI_QUIET);
+	struct fw_cli cli = FW_CLI_INIT("check");
 	struct fw_progress counts = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
 	size_t nfree = 0, nnonfree = 0, nundist = 0;
 	int r;
 
-	r = fw_cli_parse(&cli, argc, argv, NULL, "", NULL, NULL, help);
+	r = fw_cli_parse(&cli, argc, argv, &help, NULL, NULL);
 	fw_cli_free(&cli);
 	if (r >= 0)
 		return r;

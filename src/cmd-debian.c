@@ -11,29 +11,35 @@
 #include "fwdist.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] debian control|copyright [-o FILE]\n"
-	       "       fwdist [-C DIR] debian metainfo|templates --package P [-o FILE]\n"
-	       "\n"
-	       "Write the generated parts of the Debian packaging from WHENCE, manifests/\n"
-	       "and LICENSES/, through the plan of an install:\n"
-	       "  control    debian/control.in, then one binary package stanza per package\n"
-	       "             of manifests/packages (Section kernel, or COMPONENT/kernel)\n"
-	       "  copyright  debian/copyright.in, then one DEP-5 Files stanza per WHENCE\n"
-	       "             licence group (its blobs and sources) and every licence text\n"
-	       "  metainfo   AppStream metainfo of package P: component type firmware, one\n"
-	       "             <firmware type=\"runtime\"> per installed name, <modalias> entries\n"
-	       "             from manifests/modules when it exists\n"
-	       "  templates  debconf templates of package P when a licence of its blobs\n"
-	       "             demands acceptance (policy category non-free+accept), else\n"
-	       "             nothing: PKG/license/accepted and PKG/license/error\n"
-	       "`fwdist check` reports a committed debian/control or debian/copyright that is\n"
-	       "not what this command writes. A tree with findings gets nothing.\n"
-	       "\n"
-	       "  --package P        the package (metainfo, templates)\n"
-	       "  -o, --output FILE  write FILE (atomically) instead of standard output\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "package", FW_OPT_PACKAGE, false, "P",
+	  "the package (metainfo, templates)", NULL },
+	{ "output", 'o', true, "FILE",
+	  "write FILE (atomically) instead of standard output", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] debian control|copyright [-o FILE]\n"
+		"       fwdist [-C DIR] debian metainfo|templates --package P [-o FILE]\n"
+		"\n"
+		"Write the generated parts of the Debian packaging from WHENCE, manifests/\n"
+		"and LICENSES/, through the plan of an install:\n"
+		"  control    debian/control.in, then one binary package stanza per package\n"
+		"             of manifests/packages (Section kernel, or COMPONENT/kernel)\n"
+		"  copyright  debian/copyright.in, then one DEP-5 Files stanza per WHENCE\n"
+		"             licence group (its blobs and sources) and every licence text\n"
+		"  metainfo   AppStream metainfo of package P: component type firmware, one\n"
+		"             <firmware type=\"runtime\"> per installed name, <modalias> entries\n"
+		"             from manifests/modules when it exists\n"
+		"  templates  debconf templates of package P when a licence of its blobs\n"
+		"             demands acceptance (policy category non-free+accept), else\n"
+		"             nothing: PKG/license/accepted and PKG/license/error\n"
+		"`fwdist check` reports a committed debian/control or debian/copyright that is\n"
+		"not what this command writes. A tree with findings gets nothing.\n"
+		"\n",
+	.opts = opts,
+};
 
 struct opts {
 	const char *output;
@@ -77,11 +83,7 @@ static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw
 
 int cmd_debian(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("debian", FW_CLI_PACKAGE);
+	struct fw_cli cli = FW_CLI_INIT("debian");
 	struct opts o = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -98,7 +100,7 @@ int cmd_debian(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	ret = fw_cli_parse(&cli, argc, argv, own, "o:", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	per_pkg = strcmp(what, "metainfo") == 0 || strcmp(what, "templates") == 0;

@@ -12,58 +12,72 @@
 #include "progress.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
-	       "                     [--licence-dir D]... [--map FILE] [--adopt]\n"
-	       "                     [--no-whence [--debian-copyright] [--vouch]] [-q]\n"
-	       "\n"
-	       "Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
-	       "licence files) and write firmware/, WHENCE, LICENSES/ and manifests/ of this\n"
-	       "layout into DIR, so that 'fwdist check' passes there. Every licence is\n"
-	       "classified through the licence map (by default manifests/licence-map of the\n"
-	       "tree, -C); what the map does not know is reported and its blobs refused,\n"
-	       "never guessed. The tree is built beside DIR and renamed into place; a tree\n"
-	       "already at DIR is replaced, and what changed is reported block by block.\n"
-	       "Only what an import wrote, or the parts of an fwdist tree (WHENCE,\n"
-	       "firmware/, manifests/, LICENSES/), is replaced: in a checkout of the\n"
-	       "repository everything else stays, and the split it has is kept. SRC itself,\n"
-	       "a directory inside it or one holding it is refused.\n"
-	       "\n"
-	       "  --into DIR         the tree to write (required)\n"
-	       "  --adopt            DIR need not be empty, an import or an fwdist tree: the\n"
-	       "                     tree's parts are written into it, and what stood in\n"
-	       "                     their way is kept in DIR/fwdist-replaced.N\n"
-	       "  --allow-missing    import what is there when WHENCE lists absent files\n"
-	       "                     (listed); without it, exit 1 with the list\n"
-	       "  --licence-dir D    look for licence texts in D too (repeatable), e.g.\n"
-	       "                     /usr/share/common-licenses for GPL-2\n"
-	       "  --link             hard-link blobs instead of copying them where possible\n"
-	       "  --map FILE         the licence map to classify with\n"
-	       "  --no-whence        SRC is an installed tree (or an unpacked package root\n"
-	       "                     holding lib/firmware): every file a File:, every\n"
-	       "                     symlink a Link:\n"
-	       "  --debian-copyright with --no-whence: licences from the DEP-5 files\n"
-	       "                     usr/share/doc/<package>/copyright found in SRC, and\n"
-	       "                     each package (usr/share/metainfo/<package>.metainfo.xml)\n"
-	       "                     a package of the split\n"
-	       "  --vouch            with --no-whence: the files no licence information\n"
-	       "                     covers are non-free under LicenseRef-fwdist-vouched\n"
-	       "                     (you vouch for them; without it they are refused),\n"
-	       "                     so that a tree you have can be checksummed and verified\n"
-	       "  -q, --quiet        no progress line (one is drawn on standard error while\n"
-	       "                     the blobs are copied, when it is a terminal, and cleared)\n"
-	       "\n"
-	       "Exit 0 when DIR was written with every entry of SRC; 1 when nothing was\n"
-	       "written, or DIR was written without some (a licence unknown, a text missing,\n"
-	       "an entry refused: each listed; files missing only without --allow-missing);\n"
-	       "2 for a usage error.\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "into", 'i', false, "DIR",
+	  "the tree to write (required)", NULL },
+	{ "adopt", 'A', false, NULL,
+	  "DIR need not be empty, an import or an fwdist tree: the\n"
+	  "tree's parts are written into it, and what stood in\n"
+	  "their way is kept in DIR/fwdist-replaced.N", NULL },
+	{ "allow-missing", 'a', false, NULL,
+	  "import what is there when WHENCE lists absent files\n"
+	  "(listed); without it, exit 1 with the list", NULL },
+	{ "licence-dir", 'L', false, "D",
+	  "look for licence texts in D too (repeatable), e.g.\n"
+	  "/usr/share/common-licenses for GPL-2", "license-dir" },
+	{ "link", 'l', false, NULL,
+	  "hard-link blobs instead of copying them where possible", NULL },
+	{ "map", 'm', false, "FILE",
+	  "the licence map to classify with", NULL },
+	{ "no-whence", 'n', false, NULL,
+	  "SRC is an installed tree (or an unpacked package root\n"
+	  "holding lib/firmware): every file a File:, every\n"
+	  "symlink a Link:", NULL },
+	{ "debian-copyright", 'd', false, NULL,
+	  "with --no-whence: licences from the DEP-5 files\n"
+	  "usr/share/doc/<package>/copyright found in SRC, and\n"
+	  "each package (usr/share/metainfo/<package>.metainfo.xml)\n"
+	  "a package of the split", NULL },
+	{ "vouch", 'v', false, NULL,
+	  "with --no-whence: the files no licence information\n"
+	  "covers are non-free under LicenseRef-fwdist-vouched\n"
+	  "(you vouch for them; without it they are refused),\n"
+	  "so that a tree you have can be checksummed and verified", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no progress line (one is drawn on standard error while\n"
+	  "the blobs are copied, when it is a terminal, and cleared)", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
+		"                     [--licence-dir D]... [--map FILE] [--adopt]\n"
+		"                     [--no-whence [--debian-copyright] [--vouch]] [-q]\n"
+		"\n"
+		"Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
+		"licence files) and write firmware/, WHENCE, LICENSES/ and manifests/ of this\n"
+		"layout into DIR, so that 'fwdist check' passes there. Every licence is\n"
+		"classified through the licence map (by default manifests/licence-map of the\n"
+		"tree, -C); what the map does not know is reported and its blobs refused,\n"
+		"never guessed. The tree is built beside DIR and renamed into place; a tree\n"
+		"already at DIR is replaced, and what changed is reported block by block.\n"
+		"Only what an import wrote, or the parts of an fwdist tree (WHENCE,\n"
+		"firmware/, manifests/, LICENSES/), is replaced: in a checkout of the\n"
+		"repository everything else stays, and the split it has is kept. SRC itself,\n"
+		"a directory inside it or one holding it is refused.\n"
+		"\n",
+	.opts = opts,
+	.foot = "\n"
+		"Exit 0 when DIR was written with every entry of SRC; 1 when nothing was\n"
+		"written, or DIR was written without some (a licence unknown, a text missing,\n"
+		"an entry refused: each listed; files missing only without --allow-missing);\n"
+		"2 for a usage error.\n",
+};
 
 struct opts {
 	const char *into, *map;
 	const char **dirs;
-	size_t ndirs;
+	size_t ndirs, cap_dirs;
 	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt;
 };
 
@@ -96,15 +110,13 @@ static int option(void *ctx, int c, const char *arg)
 	case 'A':
 		o->adopt = true;
 		return EXIT_OK;
-	case 'L': {
-		const char **v = realloc(o->dirs, (o->ndirs + 1) * sizeof(*v));
-
-		if (!v)
+	case 'L':
+		if (fw_grow(&o->dirs, &o->cap_dirs, o->ndirs, sizeof(*o->dirs)) < 0) {
+			fw_err("out of memory");
 			return EXIT_FINDING;
-		o->dirs = v;
+		}
 		o->dirs[o->ndirs++] = arg;
 		return EXIT_OK;
-	}
 	}
 	return EXIT_USAGE;
 }
@@ -118,22 +130,20 @@ static void section(const char *title, const struct fw_strv *s)
 		printf("  %s\n", s->v[i]);
 }
 
+/* Whether option a (as written, "--name") takes the next word as its
+ * argument: what the table says, so that the two cannot differ. */
+static bool takes_arg(const char *a)
+{
+	for (const struct fw_cli_opt *p = opts; p->name || p->help; p++)
+		if (p->name && p->arg && a[0] == '-' && a[1] == '-' &&
+		    (strcmp(a + 2, p->name) == 0 || (p->alias && strcmp(a + 2, p->alias) == 0)))
+			return true;
+	return false;
+}
+
 int cmd_import(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "into", required_argument, NULL, 'i' },
-		{ "map", required_argument, NULL, 'm' },
-		{ "allow-missing", no_argument, NULL, 'a' },
-		{ "link", no_argument, NULL, 'l' },
-		{ "no-whence", no_argument, NULL, 'n' },
-		{ "debian-copyright", no_argument, NULL, 'd' },
-		{ "vouch", no_argument, NULL, 'v' },
-		{ "adopt", no_argument, NULL, 'A' },
-		{ "licence-dir", required_argument, NULL, 'L' },
-		{ "license-dir", required_argument, NULL, 'L' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("import", FW_CLI_QUIET);
+	struct fw_cli cli = FW_CLI_INIT("import");
 	struct fw_progress counts = { 0 };
 	struct opts o = { 0 };
 	struct fw_import_opts io = { 0 };
@@ -146,12 +156,12 @@ int cmd_import(int argc, char **argv)
 	/* "import SRC --into DIR": operands may come anywhere; the front end
 	 * stops at the first one, so they are moved after the options. */
 	{
-		char **opts = calloc((size_t)argc + 1, sizeof(*opts));
+		char **optv = calloc((size_t)argc + 1, sizeof(*optv));
 		char **ops = calloc((size_t)argc + 1, sizeof(*ops));
 		int no = 0, np = 0;
 
-		if (!opts || !ops) {
-			free(opts);
+		if (!optv || !ops) {
+			free(optv);
 			free(ops);
 			fw_err("out of memory");
 			return EXIT_FINDING;
@@ -168,18 +178,16 @@ int cmd_import(int argc, char **argv)
 				ops[np++] = argv[i];
 				continue;
 			}
-			opts[no++] = argv[i];
-			if (!strchr(a, '=') && i + 1 < argc &&
-			    (strcmp(a, "--into") == 0 || strcmp(a, "--map") == 0 ||
-			     strcmp(a, "--licence-dir") == 0 || strcmp(a, "--license-dir") == 0))
-				opts[no++] = argv[++i];
+			optv[no++] = argv[i];
+			if (!strchr(a, '=') && i + 1 < argc && takes_arg(a))
+				optv[no++] = argv[++i];
 		}
-		memcpy(argv + 1, opts, (size_t)no * sizeof(*argv));
+		memcpy(argv + 1, optv, (size_t)no * sizeof(*argv));
 		memcpy(argv + 1 + no, ops, (size_t)np * sizeof(*argv));
-		free(opts);
+		free(optv);
 		free(ops);
 	}
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	if (cli.nargs != 1) {

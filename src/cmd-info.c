@@ -11,23 +11,28 @@
 #include "image.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist info [--format F] FILE...\n"
-	       "\n"
-	       "Describe each FILE: a fwimage(5) (header, sections, SHA-256 checked), Intel\n"
-	       "HEX text (records checked), the kernel's binary ihex records (.fw files of\n"
-	       "the EZ-USB and 8051 drivers), or a tg3 header (three big-endian u32:\n"
-	       "version, start address, length including bss; length 0xffffffff: the\n"
-	       "fragmented 57766 form; recognised for names starting with tg3, as the\n"
-	       "driver requests them, since the header has no magic). Anything else is\n"
-	       "'unknown', which is no error.\n"
-	       "A malformed image, or a tg3 length that disagrees with the file size, is\n"
-	       "a finding (exit 1).\n"
-	       "\n"
-	       "  --format F   read every FILE as F (fwimage, ihex, ihex-bin, tg3) instead\n"
-	       "               of recognising it\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "format", 'f', false, "F",
+	  "read every FILE as F (fwimage, ihex, ihex-bin, tg3) instead\n"
+	  "of recognising it", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist info [--format F] FILE...\n"
+		"\n"
+		"Describe each FILE: a fwimage(5) (header, sections, SHA-256 checked), Intel\n"
+		"HEX text (records checked), the kernel's binary ihex records (.fw files of\n"
+		"the EZ-USB and 8051 drivers), or a tg3 header (three big-endian u32:\n"
+		"version, start address, length including bss; length 0xffffffff: the\n"
+		"fragmented 57766 form; recognised for names starting with tg3, as the\n"
+		"driver requests them, since the header has no magic). Anything else is\n"
+		"'unknown', which is no error.\n"
+		"A malformed image, or a tg3 length that disagrees with the file size, is\n"
+		"a finding (exit 1).\n"
+		"\n",
+	.opts = opts,
+};
 
 static int option(void *ctx, int c, const char *arg)
 {
@@ -137,15 +142,11 @@ static void describe(const char *file, enum fw_blob_format f, const uint8_t *buf
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("info", 0);
+	struct fw_cli cli = FW_CLI_INIT("info");
 	int forced = -1, ret;
 
 	cli.max_args = (size_t)-1;
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &forced, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &forced);
 	if (ret >= 0)
 		goto out;
 	if (!cli.nargs) {

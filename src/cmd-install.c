@@ -8,73 +8,141 @@
 #include <unistd.h>
 
 #include "fwdist.h"
+#include "json.h"
 #include "install.h"
 #include "plan.h"
 #include "progress.h"
 #include "util.h"
 
-static void help(void)
+static const struct fw_cli_opt opts[] = {
+	{ "destdir", FW_OPT_DESTDIR, false, "DIR",
+	  "staging root (default: $DESTDIR, else none)", NULL },
+	{ "firmware-dir", FW_OPT_FWDIR, false, "DIR",
+	  "firmware directory below it (default: the root's,\n"
+	  "/usr/lib/firmware on a merged-/usr root, where\n"
+	  "lib -> usr/lib, else /lib/firmware)", NULL },
+	{ "compress", 'c', false, "=none|xz|zstd|auto",
+	  "xz uses the CRC32 check the kernel requires; zstd\n"
+	  "frames carry their size. RawFile: is never compressed;\n"
+	  "links point at the compressed name. auto: what the\n"
+	  "target kernel's config loads (zstd, else xz, else none)", NULL },
+	{ "kernel-config", 'K', false, "FILE",
+	  "the target kernel's config (default for auto:\n"
+	  "/boot/config-$(uname -r)); xz or zstd it cannot load\n"
+	  "is refused", NULL },
+	{ "kernel-release", 'R', false, "R",
+	  "use /boot/config-R", NULL },
+	{ "dedup", 'D', false, NULL,
+	  "identical blobs of one package become relative\n"
+	  "symlinks to one copy (from the manifest's digests)", NULL },
+	{ "package", FW_OPT_PACKAGE, false, "NAME",
+	  "only this package of manifests/packages (repeatable)", NULL },
+	{ "select", FW_OPT_SELECT, false, "FILE",
+	  "only these request names or shell globs, one a line\n"
+	  "(# comments); a link brings its target", NULL },
+	{ "no-licenses", 'L', false, NULL,
+	  "do not install the licence texts", NULL },
+	{ "force", 'F', false, NULL,
+	  "replace files and directories fwdist did not install,\n"
+	  "and compress as asked whatever the kernel config says", NULL },
+	{ "jobs", FW_OPT_JOBS, true, "N",
+	  "worker threads (default: one per CPU); they take the\n"
+	  "largest blobs first", NULL },
+	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE",
+	  "memory the xz/zstd encoders and decoders may hold\n"
+	  "together (bytes, or with a K, M or G suffix;\n"
+	  "default a quarter of RAM, at most 512M): a worker\n"
+	  "whose codec does not fit waits for one to finish\n"
+	  "(an xz encoder needs up to 93M a blob, zstd 53M,\n"
+	  "less for small blobs; a decoder what the file's\n"
+	  "header declares). Below one codec's need, one runs\n"
+	  "at a time. Plain copies need no codec", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no progress line and no summary (the progress line\n"
+	  "is drawn on standard error while the blobs are\n"
+	  "copied, when it is a terminal, and cleared)", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "print what was installed as one JSON object instead\n"
+	  "of the summary: counts, the names of each kind in\n"
+	  "place, the problems, the exit", NULL },
+	{ "require-signature", 'S', false, NULL,
+	  "first check manifests/pins.p7s against CERT (--cert)\n"
+	  "and the tree against the signed pins (see fwdist\n"
+	  "sign); nothing is installed unless both hold. The\n"
+	  "record keeps the newest release serial installed: an\n"
+	  "older one, or the same serial with other pins, is\n"
+	  "refused", NULL },
+	{ "cert", 'Y', false, "CERT",
+	  "with --require-signature: the signer's PEM certificate", NULL },
+	{ "allow-downgrade", 'A', false, NULL,
+	  "with --require-signature: install an older signed\n"
+	  "release (or another one of the same serial)", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] install [OPTIONS]\n"
+		"\n"
+		"Install the tree's blobs and links into DESTDIR/FIRMWAREDIR. Each blob is\n"
+		"hashed while it is copied into a temporary file beside its final name and\n"
+		"renamed into place only if it matches manifests/checksums; a mismatch\n"
+		"leaves the old file untouched, names the blob and exits 1. Nothing is\n"
+		"followed or written outside the destination. Undistributable blobs are\n"
+		"never installed. The tree must pass the model checks of `fwdist check`.\n"
+		"The licence texts the installed blobs need go to LICENSES/<package>/, and\n"
+		"a record of what was installed to .fwdist/<package>.list: upgrades remove\n"
+		"what the record has and the tree no longer does, switch files, links and\n"
+		"directories atomically, and never replace what fwdist did not install.\n"
+		"A blob the record lists with its content, whose installed bytes still\n"
+		"hash to it, is not rewritten. Copies reach the disk (syncfs of the\n"
+		"destination's filesystem, per batch) before they are renamed into place,\n"
+		"and the record only once everything it names is on disk: a crash leaves\n"
+		"each name old or new, and running again completes the install.\n"
+		"\n",
+	.opts = opts,
+};
+
+/* The names of one kind in place, as a JSON array. */
+static void json_names(const struct fw_plan *p, const bool *in_place, enum fw_plan_kind kind,
+		       int dedup)
 {
-	printf("Usage: fwdist [-C DIR] install [OPTIONS]\n"
-	       "\n"
-	       "Install the tree's blobs and links into DESTDIR/FIRMWAREDIR. Each blob is\n"
-	       "hashed while it is copied into a temporary file beside its final name and\n"
-	       "renamed into place only if it matches manifests/checksums; a mismatch\n"
-	       "leaves the old file untouched, names the blob and exits 1. Nothing is\n"
-	       "followed or written outside the destination. Undistributable blobs are\n"
-	       "never installed. The tree must pass the model checks of `fwdist check`.\n"
-	       "The licence texts the installed blobs need go to LICENSES/<package>/, and\n"
-	       "a record of what was installed to .fwdist/<package>.list: upgrades remove\n"
-	       "what the record has and the tree no longer does, switch files, links and\n"
-	       "directories atomically, and never replace what fwdist did not install.\n"
-	       "A blob the record lists with its content, whose installed bytes still\n"
-	       "hash to it, is not rewritten. Copies reach the disk (syncfs of the\n"
-	       "destination's filesystem, per batch) before they are renamed into place,\n"
-	       "and the record only once everything it names is on disk: a crash leaves\n"
-	       "each name old or new, and running again completes the install.\n"
-	       "\n"
-	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
-	       "  --firmware-dir DIR    firmware directory below it (default: the root's,\n"
-	       "                        /usr/lib/firmware on a merged-/usr root, where\n"
-	       "                        lib -> usr/lib, else /lib/firmware)\n"
-	       "  --compress=none|xz|zstd|auto\n"
-	       "                        xz uses the CRC32 check the kernel requires; zstd\n"
-	       "                        frames carry their size. RawFile: is never compressed;\n"
-	       "                        links point at the compressed name. auto: what the\n"
-	       "                        target kernel's config loads (zstd, else xz, else none)\n"
-	       "  --kernel-config FILE  the target kernel's config (default for auto:\n"
-	       "                        /boot/config-$(uname -r)); xz or zstd it cannot load\n"
-	       "                        is refused\n"
-	       "  --kernel-release R    use /boot/config-R\n"
-	       "  --dedup               identical blobs of one package become relative\n"
-	       "                        symlinks to one copy (from the manifest's digests)\n"
-	       "  --package NAME        only this package of manifests/packages (repeatable)\n"
-	       "  --select FILE         only these request names or shell globs, one a line\n"
-	       "                        (# comments); a link brings its target\n"
-	       "  --no-licenses         do not install the licence texts\n"
-	       "  --force               replace files and directories fwdist did not install,\n"
-	       "                        and compress as asked whatever the kernel config says\n"
-	       "  -j, --jobs N          worker threads (default: one per CPU); they take the\n"
-	       "                        largest blobs first\n"
-	       "  --memory-limit SIZE   memory the xz/zstd encoders and decoders may hold\n"
-	       "                        together (bytes, or with a K, M or G suffix;\n"
-	       "                        default a quarter of RAM, at most 512M): a worker\n"
-	       "                        whose codec does not fit waits for one to finish\n"
-	       "                        (an xz encoder needs up to 93M a blob, zstd 53M,\n"
-	       "                        less for small blobs; a decoder what the file's\n"
-	       "                        header declares). Below one codec's need, one runs\n"
-	       "                        at a time. Plain copies need no codec\n"
-	       "  -q, --quiet           no progress line and no summary (the progress line\n"
-	       "                        is drawn on standard error while the blobs are\n"
-	       "                        copied, when it is a terminal, and cleared)\n"
-	       "  --require-signature --cert CERT\n"
-	       "                        first check manifests/pins.p7s against CERT and the\n"
-	       "                        tree against the signed pins (see fwdist sign);\n"
-	       "                        nothing is installed unless both hold. The record\n"
-	       "                        keeps the newest release serial installed: an older\n"
-	       "                        one, or the same serial with other pins, is refused\n"
-	       "  --allow-downgrade     with --require-signature: install an older signed\n"
-	       "                        release (or another one of the same serial)\n");
+	bool first = true;
+
+	putchar('[');
+	for (size_t i = 0; i < p->n; i++) {
+		const struct fw_plan_entry *e = &p->v[i];
+
+		if (!in_place[i] || e->kind != kind || (dedup >= 0 && (e->link == NULL) != dedup))
+			continue;
+		if (!first)
+			putchar(',');
+		fw_json_str(stdout, e->final);
+		first = false;
+	}
+	putchar(']');
+}
+
+static void json_result(const char *where, enum fw_compress comp, const struct fw_plan *p,
+			const bool *in_place, const struct fw_install_result *res,
+			const struct fw_diag *d, int ret)
+{
+	printf("{\"destination\":");
+	fw_json_str(stdout, where);
+	printf(",\"compress\":\"%s\",\"blobs\":%zu,\"links\":%zu,\"dedup_links\":%zu,"
+	       "\"licences\":%zu,\"unchanged\":%zu,\"removed\":%zu,\"kept\":%zu,\"failed\":%zu,"
+	       "\"installed\":{\"blobs\":",
+	       fw_compress_name(comp), res->blobs, res->links, res->dedup_links, res->licences,
+	       res->unchanged, res->removed, res->kept, res->failed);
+	json_names(p, in_place, FW_PLAN_FILE, -1);
+	printf(",\"links\":");
+	json_names(p, in_place, FW_PLAN_LINK, 0);
+	printf(",\"dedup_links\":");
+	json_names(p, in_place, FW_PLAN_LINK, 1);
+	printf(",\"licences\":");
+	json_names(p, in_place, FW_PLAN_LICENCE, -1);
+	printf("},\"problems\":");
+	fw_cli_json_diag(stdout, d);
+	printf(",\"exit\":%d}\n", ret);
 }
 
 struct opts {
@@ -125,20 +193,7 @@ static int option(void *ctx, int c, const char *arg)
 
 int cmd_install(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "compress", required_argument, NULL, 'c' },
-		{ "kernel-config", required_argument, NULL, 'K' },
-		{ "kernel-release", required_argument, NULL, 'R' },
-		{ "dedup", no_argument, NULL, 'D' },
-		{ "no-licenses", no_argument, NULL, 'L' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "require-signature", no_argument, NULL, 'S' },
-		{ "cert", required_argument, NULL, 'Y' },
-		{ "allow-downgrade", no_argument, NULL, 'A' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("install", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST |
-						       FW_CLI_JOBS | FW_CLI_MEMORY | FW_CLI_QUIET);
+	struct fw_cli cli = FW_CLI_INIT("install");
 	struct opts o = { .plan.comp = FW_COMP_NONE };
 	struct fw_install_result res;
 	struct fw_progress counts = { 0 };
@@ -146,9 +201,10 @@ int cmd_install(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	char *where = NULL, *kpath = NULL;
+	bool *in_place = NULL;
 	int r, fd = -1, ret;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	ret = EXIT_FINDING;
@@ -200,6 +256,14 @@ int cmd_install(int argc, char **argv)
 	fd = fw_cli_open_dest(&cli, true, &where);
 	if (fd < 0)
 		goto out;
+	if (fw_json) {
+		in_place = calloc(plan.n + 1, sizeof(*in_place));
+		if (!in_place) {
+			fw_err("install: out of memory");
+			goto out;
+		}
+		o.inst.in_place = in_place;
+	}
 	o.inst.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_install(&plan, fd, &o.inst, &res, &d);
 	fw_cli_progress_stop();
@@ -208,7 +272,9 @@ int cmd_install(int argc, char **argv)
 		fw_err("install: %s", strerror(-r));
 		goto out;
 	}
-	if (!cli.quiet) {
+	if (fw_json)
+		json_result(where, o.plan.comp, &plan, in_place, &res, &d, res.failed ? EXIT_FINDING : EXIT_OK);
+	else if (!cli.quiet) {
 		printf("install: %s: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
 		       fw_esc(where), res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
 		       res.links == 1 ? "" : "s", res.dedup_links, res.dedup_links == 1 ? "" : "s",
@@ -234,6 +300,7 @@ out:
 		close(fd);
 	free(where);
 	free(kpath);
+	free(in_place);
 	fw_plan_free(&plan);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

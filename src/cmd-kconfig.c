@@ -19,47 +19,60 @@
 #include "util.h"
 
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] kconfig --output DIR [--package P] [--select FILE]\n"
-	       "                      [--module FILE.ko]... [--modules-dir DIR] [--json] [NAME...]\n"
-	       "       fwdist kconfig --check CONFIG [--json]\n"
-	       "\n"
-	       "Prepare DIR for a kernel build that embeds firmware: every chosen name as\n"
-	       "a plain, uncompressed file under its exact request name (a link becomes a\n"
-	       "copy of its target's bytes, verified against the manifest), then print\n"
-	       "CONFIG_EXTRA_FIRMWARE=\"...\" and CONFIG_EXTRA_FIRMWARE_DIR=\"DIR\" for the\n"
-	       ".config. DIR is built beside itself and renamed into place; an existing\n"
-	       "DIR is replaced only if kconfig made it.\n"
-	       "\n"
-	       "The names: NAME arguments, and the firmware the given modules request that\n"
-	       "the tree has; with neither, every name of the selection (--package,\n"
-	       "--select; default: all). kbuild puts each name into make rules, a\n"
-	       "shell command and assembler labels: a name with any character but\n"
-	       "A-Z a-z 0-9 _ - . , / is refused with its WHENCE line, and then\n"
-	       "nothing is written (exit 1). So is a DIR outside that set.\n"
-	       "\n"
-	       "  --output DIR       the directory to prepare\n"
-	       "  --module FILE      a module whose firmware to embed (repeatable)\n"
-	       "  --modules-dir DIR  every module below DIR\n"
-	       "  --memory-limit SIZE  memory the decoders of .ko.xz/.ko.zst may hold\n"
-	       "                     (as for install)\n"
-	       "  --check CONFIG     report each name of CONFIG's CONFIG_EXTRA_FIRMWARE the\n"
-	       "                     tree cannot serve: absent, undistributable, or (in its\n"
-	       "                     CONFIG_EXTRA_FIRMWARE_DIR) only compressed\n"
-	       "  --json             machine-readable output\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "output", 'o', false, "DIR",
+	  "the directory to prepare", NULL },
+	{ "package", FW_OPT_PACKAGE, false, "P",
+	  "only what package P takes (repeatable)", NULL },
+	{ "select", FW_OPT_SELECT, false, "FILE",
+	  "only the names a selection file selects (as for install)", NULL },
+	{ "module", 'm', false, "FILE",
+	  "a module whose firmware to embed (repeatable)", NULL },
+	{ "modules-dir", 'd', false, "DIR",
+	  "every module below DIR", NULL },
+	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE",
+	  "memory the decoders of .ko.xz/.ko.zst may hold\n"
+	  "(as for install)", NULL },
+	{ "check", 'k', false, "CONFIG",
+	  "report each name of CONFIG's CONFIG_EXTRA_FIRMWARE the\n"
+	  "tree cannot serve: absent, undistributable, or (in its\n"
+	  "CONFIG_EXTRA_FIRMWARE_DIR) only compressed", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "machine-readable output", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] kconfig --output DIR [--package P] [--select FILE]\n"
+		"                      [--module FILE.ko]... [--modules-dir DIR] [--json] [NAME...]\n"
+		"       fwdist kconfig --check CONFIG [--json]\n"
+		"\n"
+		"Prepare DIR for a kernel build that embeds firmware: every chosen name as\n"
+		"a plain, uncompressed file under its exact request name (a link becomes a\n"
+		"copy of its target's bytes, verified against the manifest), then print\n"
+		"CONFIG_EXTRA_FIRMWARE=\"...\" and CONFIG_EXTRA_FIRMWARE_DIR=\"DIR\" for the\n"
+		".config. DIR is built beside itself and renamed into place; an existing\n"
+		"DIR is replaced only if kconfig made it.\n"
+		"\n"
+		"The names: NAME arguments, and the firmware the given modules request that\n"
+		"the tree has; with neither, every name of the selection (--package,\n"
+		"--select; default: all). kbuild puts each name into make rules, a\n"
+		"shell command and assembler labels: a name with any character but\n"
+		"A-Z a-z 0-9 _ - . , / is refused with its WHENCE line, and then\n"
+		"nothing is written (exit 1). So is a DIR outside that set.\n"
+		"\n",
+	.opts = opts,
+};
 
 struct opts {
 	const char *output, *check, *modules_dir;
 	const char **mods;
-	size_t nmods;
+	size_t nmods, cap_mods;
 };
 
 static int option(void *ctx, int c, const char *arg)
 {
 	struct opts *o = ctx;
-	const char **n;
 
 	switch (c) {
 	case 'o':
@@ -72,12 +85,10 @@ static int option(void *ctx, int c, const char *arg)
 		o->modules_dir = arg;
 		return EXIT_OK;
 	case 'm':
-		n = realloc(o->mods, (o->nmods + 1) * sizeof(*n));
-		if (!n) {
+		if (fw_grow(&o->mods, &o->cap_mods, o->nmods, sizeof(*o->mods)) < 0) {
 			fw_err("out of memory");
 			return EXIT_FINDING;
 		}
-		o->mods = n;
 		o->mods[o->nmods++] = arg;
 		return EXIT_OK;
 	}
@@ -130,15 +141,7 @@ static int check_config(const struct fw_plan *p, const char *config)
 
 int cmd_kconfig(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "check", required_argument, NULL, 'k' },
-		{ "module", required_argument, NULL, 'm' },
-		{ "modules-dir", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("kconfig", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT |
-						     FW_CLI_MEMORY);
+	struct fw_cli cli = FW_CLI_INIT("kconfig");
 	struct opts o = { 0 };
 	struct fw_diag d = { 0 }, md = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -151,7 +154,7 @@ int cmd_kconfig(int argc, char **argv)
 	int ret, r;
 
 	cli.max_args = (size_t)-1;
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	if (o.check && (o.output || cli.nargs || o.nmods || o.modules_dir)) {

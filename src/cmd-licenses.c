@@ -9,26 +9,33 @@
 #include "json.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] licenses [--package P] [--select FILE] [--json]\n"
-	       "\n"
-	       "Report the licences of the tree's blobs. First every blob that cannot be\n"
-	       "shipped or has a licence problem, and why: no licence, a licence missing\n"
-	       "from manifests/licenses, a licence text missing from LICENSES/, an\n"
-	       "undistributable blob present in firmware/, a free licence without its\n"
-	       "Source:, Licence: wording that only names a file the tree lacks, or an\n"
-	       "undistributable licence (a refused blob the tree rightly leaves out).\n"
-	       "Then the blobs and bytes of each category (free, non-free,\n"
-	       "undistributable, unknown), then each licence of the policy with its\n"
-	       "category, the number of blobs under it and the policy's reason. Exit 1 if\n"
-	       "there is any problem; a refused blob left out is none.\n"
-	       "\n"
-	       "  --package P   only the blobs of package P (repeatable): the licence\n"
-	       "                texts and SPDX expressions shipping them requires\n"
-	       "  --select FILE only the blobs a selection file selects (see install)\n"
-	       "  --json        machine-readable output\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "package", FW_OPT_PACKAGE, false, "P",
+	  "only the blobs of package P (repeatable): the licence\n"
+	  "texts and SPDX expressions shipping them requires", NULL },
+	{ "select", FW_OPT_SELECT, false, "FILE only the blobs a selection file selects (see install)",
+	  "", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "machine-readable output", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] licenses [--package P] [--select FILE] [--json]\n"
+		"\n"
+		"Report the licences of the tree's blobs. First every blob that cannot be\n"
+		"shipped or has a licence problem, and why: no licence, a licence missing\n"
+		"from manifests/licenses, a licence text missing from LICENSES/, an\n"
+		"undistributable blob present in firmware/, a free licence without its\n"
+		"Source:, Licence: wording that only names a file the tree lacks, or an\n"
+		"undistributable licence (a refused blob the tree rightly leaves out).\n"
+		"Then the blobs and bytes of each category (free, non-free,\n"
+		"undistributable, unknown), then each licence of the policy with its\n"
+		"category, the number of blobs under it and the policy's reason. Exit 1 if\n"
+		"there is any problem; a refused blob left out is none.\n"
+		"\n",
+	.opts = opts,
+};
 
 /* The categories in report order, and what each counts. */
 static const enum fw_category cats[] = {
@@ -56,7 +63,7 @@ struct problem {
 
 int cmd_licenses(int argc, char **argv)
 {
-	struct fw_cli cli = FW_CLI_INIT("licenses", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT);
+	struct fw_cli cli = FW_CLI_INIT("licenses");
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct problem *probs = NULL;
@@ -66,7 +73,7 @@ int cmd_licenses(int argc, char **argv)
 	int ret;
 	bool partial;
 
-	ret = fw_cli_parse(&cli, argc, argv, NULL, "", NULL, NULL, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, NULL, NULL);
 	if (ret >= 0)
 		goto out;
 	ret = fw_cli_prepare(&cli, &t, &d, NULL);

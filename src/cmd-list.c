@@ -11,25 +11,35 @@
 #include "plan.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] list [--package P] [--select FILE] [--sha256sum] [--json]\n"
-	       "       fwdist list --whence FILE [--summary] [--json]\n"
-	       "\n"
-	       "List every blob and link of the tree: kind, category, package, name (and a\n"
-	       "link's target). With --whence, read FILE alone (any upstream WHENCE) and\n"
-	       "list its entries, or with --summary count its keyword lines.\n"
-	       "\n"
-	       "  --package P    only what package P of manifests/packages takes (repeatable)\n"
-	       "  --select FILE  only the names a selection file selects (as for install)\n"
-	       "  --whence FILE  parse FILE instead of the tree's WHENCE\n"
-	       "  --summary      with --whence: counts of Driver:, File:, RawFile:, Link:,\n"
-	       "                 Source:, Licence:/License:, SPDX-License-Identifier:,\n"
-	       "                 Version: and Info: lines, and the number of errors\n"
-	       "  --sha256sum    print what each installed request name must load as, in\n"
-	       "                 sha256sum's format: every installable blob and link\n"
-	       "  --json         machine-readable output\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "package", FW_OPT_PACKAGE, false, "P",
+	  "only what package P of manifests/packages takes (repeatable)", NULL },
+	{ "select", FW_OPT_SELECT, false, "FILE",
+	  "only the names a selection file selects (as for install)", NULL },
+	{ "whence", 'w', false, "FILE",
+	  "parse FILE instead of the tree's WHENCE", NULL },
+	{ "summary", 's', false, NULL,
+	  "with --whence: counts of Driver:, File:, RawFile:, Link:,\n"
+	  "Source:, Licence:/License:, SPDX-License-Identifier:,\n"
+	  "Version: and Info: lines, and the number of errors", NULL },
+	{ "sha256sum", 'S', false, NULL,
+	  "print what each installed request name must load as, in\n"
+	  "sha256sum's format: every installable blob and link", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "machine-readable output", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] list [--package P] [--select FILE] [--sha256sum] [--json]\n"
+		"       fwdist list --whence FILE [--summary] [--json]\n"
+		"\n"
+		"List every blob and link of the tree: kind, category, package, name (and a\n"
+		"link's target). With --whence, read FILE alone (any upstream WHENCE) and\n"
+		"list its entries, or with --summary count its keyword lines.\n"
+		"\n",
+	.opts = opts,
+};
 
 static int list_whence(const char *file, int summary)
 {
@@ -158,20 +168,14 @@ static int print_sums(const struct fw_tree *t, const struct fw_selection *sel)
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "whence", required_argument, NULL, 'w' },
-		{ "summary", no_argument, NULL, 's' },
-		{ "sha256sum", no_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("list", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT);
+	struct fw_cli cli = FW_CLI_INIT("list");
 	struct opts o = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	const struct fw_selection *sel = &cli.sel;
 	int ret, first = 1;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	if (o.summary && !o.whence) {

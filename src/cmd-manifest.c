@@ -15,18 +15,23 @@
 #include "manifest.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] manifest [--check]\n"
-	       "\n"
-	       "Hash every blob WHENCE lists (File: and RawFile:, not undistributable ones)\n"
-	       "and rewrite manifests/checksums, and every licence text manifests/licenses\n"
-	       "names and rewrite manifests/licence-checksums; each sorted by name in byte\n"
-	       "order and written atomically. Refuses, writing nothing, when a blob is\n"
-	       "missing or WHENCE does not parse.\n"
-	       "\n"
-	       "  --check   write nothing; exit 1 if either file is out of date\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "check", 'c', false, NULL,
+	  "write nothing; exit 1 if either file is out of date", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] manifest [--check]\n"
+		"\n"
+		"Hash every blob WHENCE lists (File: and RawFile:, not undistributable ones)\n"
+		"and rewrite manifests/checksums, and every licence text manifests/licenses\n"
+		"names and rewrite manifests/licence-checksums; each sorted by name in byte\n"
+		"order and written atomically. Refuses, writing nothing, when a blob is\n"
+		"missing or WHENCE does not parse.\n"
+		"\n",
+	.opts = opts,
+};
 
 static int option(void *ctx, int c, const char *arg)
 {
@@ -71,11 +76,7 @@ static int update(const struct fw_tree *t, const char *path, const char *buf, si
 
 int cmd_manifest(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "check", no_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("manifest", 0);
+	struct fw_cli cli = FW_CLI_INIT("manifest");
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
 	char *buf = NULL, *tbuf = NULL, count[64];
@@ -83,7 +84,7 @@ int cmd_manifest(int argc, char **argv)
 	int r, ret = EXIT_FINDING;
 	bool check_only = false;
 
-	r = fw_cli_parse(&cli, argc, argv, own, "", option, &check_only, help);
+	r = fw_cli_parse(&cli, argc, argv, &help, option, &check_only);
 	fw_cli_free(&cli);
 	if (r >= 0)
 		return r;

@@ -15,30 +15,39 @@
 #include "plan.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] modules [--kernel-release R | --modules-dir DIR | FILE.ko...]\n"
-	       "                      [--compress=none|xz|zstd] [--write-map] [--json]\n"
-	       "\n"
-	       "Read the .modinfo section of kernel modules (.ko, .ko.xz, .ko.zst) and say,\n"
-	       "for each firmware name they request, where an install of the tree puts it\n"
-	       "(package, stored name, the link it goes through) or that it is missing.\n"
-	       "Names of one module that differ only in the number before the extension\n"
-	       "(iwlwifi-cc-a0-72.ucode, -71.ucode, ...) are alternatives: their group is\n"
-	       "satisfied when one member is in the tree.\n"
-	       "\n"
-	       "  --kernel-release R  the modules of /lib/modules/R\n"
-	       "  --modules-dir DIR   every module below DIR\n"
-	       "  --compress=C        the install to describe: none (default), xz or zstd\n"
-	       "  --write-map         write manifests/modules: for each name WHENCE lists,\n"
-	       "                      the modules requesting it and their modaliases\n"
-	       "  --memory-limit SIZE memory the decoders of .ko.xz/.ko.zst may hold\n"
-	       "                      (as for install)\n"
-	       "  --json              machine-readable output\n"
-	       "\n"
-	       "Exit status 1 when a module cannot be read, a name a driver needs is\n"
-	       "missing, or no member of an alternative group is in the tree.\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "kernel-release", 'r', false, "R",
+	  "the modules of /lib/modules/R", NULL },
+	{ "modules-dir", 'm', false, "DIR",
+	  "every module below DIR", NULL },
+	{ "compress", 'c', false, "=C",
+	  "the install to describe: none (default), xz or zstd", NULL },
+	{ "write-map", 'w', false, NULL,
+	  "write manifests/modules: for each name WHENCE lists,\n"
+	  "the modules requesting it and their modaliases", NULL },
+	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE memory the decoders of .ko.xz/.ko.zst may hold",
+	  "(as for install)", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "machine-readable output", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] modules [--kernel-release R | --modules-dir DIR | FILE.ko...]\n"
+		"                      [--compress=none|xz|zstd] [--write-map] [--json]\n"
+		"\n"
+		"Read the .modinfo section of kernel modules (.ko, .ko.xz, .ko.zst) and say,\n"
+		"for each firmware name they request, where an install of the tree puts it\n"
+		"(package, stored name, the link it goes through) or that it is missing.\n"
+		"Names of one module that differ only in the number before the extension\n"
+		"(iwlwifi-cc-a0-72.ucode, -71.ucode, ...) are alternatives: their group is\n"
+		"satisfied when one member is in the tree.\n"
+		"\n",
+	.opts = opts,
+	.foot = "\n"
+		"Exit status 1 when a module cannot be read, a name a driver needs is\n"
+		"missing, or no member of an alternative group is in the tree.\n",
+};
 
 struct opts {
 	const char *release, *dir;
@@ -249,14 +258,7 @@ static int read_modules(struct fw_modset *s, const struct opts *o, const struct 
 
 int cmd_modules(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "kernel-release", required_argument, NULL, 'r' },
-		{ "modules-dir", required_argument, NULL, 'm' },
-		{ "compress", required_argument, NULL, 'c' },
-		{ "write-map", no_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("modules", FW_CLI_JSON | FW_CLI_MEMORY);
+	struct fw_cli cli = FW_CLI_INIT("modules");
 	struct opts o = { .comp = FW_COMP_NONE };
 	struct fw_diag d = { 0 }, md = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -270,7 +272,7 @@ int cmd_modules(int argc, char **argv)
 	int ret, r;
 
 	cli.max_args = (size_t)-1;
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	if (!!o.release + !!o.dir + !!cli.nargs != 1) {

@@ -13,36 +13,49 @@
 #include "ihex.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist pack -o OUT [--format F] [--version V] [--entry ADDR] SECTION...\n"
-	       "\n"
-	       "Build a firmware image from sections, in the order given (see fwimage(5)).\n"
-	       "OUT is written atomically: on any error nothing is left at OUT.\n"
-	       "\n"
-	       "SECTION is one of:\n"
-	       "  --raw TYPE:ADDR:FILE  FILE's bytes as one section of TYPE (text, rodata,\n"
-	       "                        data) loaded at ADDR\n"
-	       "  --bss ADDR:SIZE       a bss section of SIZE bytes at ADDR (no file bytes)\n"
-	       "  --from-elf FILE       the PT_LOAD segments of an ELF executable (32 or\n"
-	       "                        64-bit, either byte order) at their physical\n"
-	       "                        addresses; p_memsz > p_filesz gives a bss section\n"
-	       "  --from-hex FILE       each contiguous run of an Intel HEX file (records\n"
-	       "                        00-05, checksums verified) as a text section\n"
-	       "  --from-ihex FILE      the same from the kernel's binary ihex records\n"
-	       "\n"
-	       "Options:\n"
-	       "  -o, --output OUT      the file to write (required)\n"
-	       "  --format F            fwimage (default); bin: the bytes from the lowest to\n"
-	       "                        the highest address, gaps zero (as objcopy -O\n"
-	       "                        binary); ihex-bin: the kernel's binary ihex records;\n"
-	       "                        hex: Intel HEX text\n"
-	       "  --version V           firmware version in the fwimage header (default 0)\n"
-	       "  --entry ADDR          entry point; default the ELF's or HEX's own, else 0\n"
-	       "  --record-size N       bytes per ihex-bin or hex record, 1-255 (default 16)\n"
-	       "\n"
-	       "ADDR, SIZE, V and N are decimal or 0x-prefixed hex.\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "raw", 'r', false, "TYPE:ADDR:FILE",
+	  "FILE's bytes as one section of TYPE (text, rodata,\n"
+	  "data) loaded at ADDR", NULL },
+	{ "bss", 'b', false, "ADDR:SIZE",
+	  "a bss section of SIZE bytes at ADDR (no file bytes)", NULL },
+	{ "from-elf", 'E', false, "FILE",
+	  "the PT_LOAD segments of an ELF executable (32 or\n"
+	  "64-bit, either byte order) at their physical\n"
+	  "addresses; p_memsz > p_filesz gives a bss section", NULL },
+	{ "from-hex", 'H', false, "FILE",
+	  "each contiguous run of an Intel HEX file (records\n"
+	  "00-05, checksums verified) as a text section", NULL },
+	{ "from-ihex", 'I', false, "FILE",
+	  "the same from the kernel's binary ihex records", NULL },
+	FW_CLI_HEADING("\nOptions:"),
+	{ "output", 'o', true, "OUT",
+	  "the file to write (required)", NULL },
+	{ "format", 'f', false, "F",
+	  "fwimage (default); bin: the bytes from the lowest to\n"
+	  "the highest address, gaps zero (as objcopy -O\n"
+	  "binary); ihex-bin: the kernel's binary ihex records;\n"
+	  "hex: Intel HEX text", NULL },
+	{ "version", 'v', false, "V",
+	  "firmware version in the fwimage header (default 0)", NULL },
+	{ "entry", 'e', false, "ADDR",
+	  "entry point; default the ELF's or HEX's own, else 0", NULL },
+	{ "record-size", 'n', false, "N",
+	  "bytes per ihex-bin or hex record, 1-255 (default 16)", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist pack -o OUT [--format F] [--version V] [--entry ADDR] SECTION...\n"
+		"\n"
+		"Build a firmware image from sections, in the order given (see fwimage(5)).\n"
+		"OUT is written atomically: on any error nothing is left at OUT.\n"
+		"\n"
+		"SECTION is one of:\n",
+	.opts = opts,
+	.foot = "\n"
+		"ADDR, SIZE, V and N are decimal or 0x-prefixed hex.\n",
+};
 
 /* Strict number: decimal, or 0x and 1-16 hex digits; nothing else. */
 static int number(const char *s, size_t n, uint64_t *out)
@@ -164,20 +177,7 @@ static int add_bss(struct fw_img *im, const char *arg)
 
 int cmd_pack(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "version", required_argument, NULL, 'v' },
-		{ "entry", required_argument, NULL, 'e' },
-		{ "record-size", required_argument, NULL, 'n' },
-		{ "raw", required_argument, NULL, 'r' },
-		{ "bss", required_argument, NULL, 'b' },
-		{ "from-elf", required_argument, NULL, 'E' },
-		{ "from-hex", required_argument, NULL, 'H' },
-		{ "from-ihex", required_argument, NULL, 'I' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("pack", 0);
+	struct fw_cli cli = FW_CLI_INIT("pack");
 	struct opts o = { .fmt = FW_FMT_FWIMAGE, .recsize = 16 };
 	struct fw_diag d = { 0 };
 	struct fw_img im = { 0 };
@@ -186,7 +186,7 @@ int cmd_pack(int argc, char **argv)
 	uint64_t entry;
 	int ret, r;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "o:", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	if (!o.out) {

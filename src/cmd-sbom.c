@@ -12,27 +12,35 @@
 #include "sbom.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] sbom [--format cyclonedx|spdx] [--package P] [--select FILE]\n"
-	       "                            [-o FILE]\n"
-	       "\n"
-	       "Write a software bill of materials of what an install of the tree (or of a\n"
-	       "package or selection) ships: every blob with its SHA-1, SHA-256 and SPDX\n"
-	       "licence expression, grouped by binary package. CycloneDX 1.6 JSON: one\n"
-	       "\"firmware\" component per package holding one per blob. SPDX 2.3\n"
-	       "tag-value: one Package per binary package, one File per blob, and the text\n"
-	       "of every LicenseRef-* licence. Each blob is read and must still match\n"
-	       "manifests/checksums. The output is the same byte for byte on every run:\n"
-	       "its serial number is derived from its content, and it carries a time only\n"
-	       "from SOURCE_DATE_EPOCH (SPDX, which requires one, has the epoch otherwise).\n"
-	       "A tree with findings (see check) gets no SBOM.\n"
-	       "\n"
-	       "  --format F     cyclonedx (default) or spdx\n"
-	       "  --package P    only package P of manifests/packages (repeatable)\n"
-	       "  --select FILE  only the names a selection file selects (as for install)\n"
-	       "  -o, --output FILE  write FILE (atomically) instead of standard output\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "format", 'f', false, "F",
+	  "cyclonedx (default) or spdx", NULL },
+	{ "package", FW_OPT_PACKAGE, false, "P",
+	  "only package P of manifests/packages (repeatable)", NULL },
+	{ "select", FW_OPT_SELECT, false, "FILE",
+	  "only the names a selection file selects (as for install)", NULL },
+	{ "output", 'o', true, "FILE",
+	  "write FILE (atomically) instead of standard output", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] sbom [--format cyclonedx|spdx] [--package P] [--select FILE]\n"
+		"                            [-o FILE]\n"
+		"\n"
+		"Write a software bill of materials of what an install of the tree (or of a\n"
+		"package or selection) ships: every blob with its SHA-1, SHA-256 and SPDX\n"
+		"licence expression, grouped by binary package. CycloneDX 1.6 JSON: one\n"
+		"\"firmware\" component per package holding one per blob. SPDX 2.3\n"
+		"tag-value: one Package per binary package, one File per blob, and the text\n"
+		"of every LicenseRef-* licence. Each blob is read and must still match\n"
+		"manifests/checksums. The output is the same byte for byte on every run:\n"
+		"its serial number is derived from its content, and it carries a time only\n"
+		"from SOURCE_DATE_EPOCH (SPDX, which requires one, has the epoch otherwise).\n"
+		"A tree with findings (see check) gets no SBOM.\n"
+		"\n",
+	.opts = opts,
+};
 
 struct opts {
 	struct fw_sbom_opts so;
@@ -82,12 +90,7 @@ static int source_date(char *buf, size_t len, const char **out)
 
 int cmd_sbom(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("sbom", FW_CLI_PACKAGE | FW_CLI_SELECT);
+	struct fw_cli cli = FW_CLI_INIT("sbom");
 	struct opts o = { .so = { .format = FW_SBOM_CYCLONEDX, .tool_version = FWDIST_VERSION } };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -98,7 +101,7 @@ int cmd_sbom(int argc, char **argv)
 	FILE *mem = NULL;
 	int ret, r;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "o:", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	if (o.output && !*o.output) {

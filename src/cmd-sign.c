@@ -11,26 +11,33 @@
 #include "sign.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] sign --key KEY --cert CERT --serial N\n"
-	       "\n"
-	       "Write manifests/pins and manifests/pins.p7s, a detached CMS signature over\n"
-	       "it (DER, SHA-256, the certificate included: the scheme of the kernel's\n"
-	       "regulatory.db.p7s). The pins are the release serial N and the SHA-256 of\n"
-	       "everything that decides what the tree ships or how it is packaged: WHENCE,\n"
-	       "every file of manifests/ (but the pins), of LICENSES/ and of debian/, every\n"
-	       "blob (each matching manifests/checksums) and every Source: of WHENCE, each\n"
-	       "hashed as it is now. The tree must pass the model checks.\n"
-	       "`openssl cms -verify -binary -inform DER -in manifests/pins.p7s -content\n"
-	       "manifests/pins -CAfile CERT -partial_chain -purpose smimesign` checks it too.\n"
-	       "\n"
-	       "  --key KEY     PEM private key\n"
-	       "  --cert CERT   PEM certificate of that key (the one verifiers trust)\n"
-	       "  --serial N    the release serial, from 1; each release a larger one (a\n"
-	       "                date such as 20250301 will do): install --require-signature\n"
-	       "                refuses to go back to a smaller one\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "key", 'k', false, "KEY",
+	  "PEM private key", NULL },
+	{ "cert", 'c', false, "CERT",
+	  "PEM certificate of that key (the one verifiers trust)", NULL },
+	{ "serial", 's', false, "N",
+	  "the release serial, from 1; each release a larger one (a\n"
+	  "date such as 20250301 will do): install --require-signature\n"
+	  "refuses to go back to a smaller one", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] sign --key KEY --cert CERT --serial N\n"
+		"\n"
+		"Write manifests/pins and manifests/pins.p7s, a detached CMS signature over\n"
+		"it (DER, SHA-256, the certificate included: the scheme of the kernel's\n"
+		"regulatory.db.p7s). The pins are the release serial N and the SHA-256 of\n"
+		"everything that decides what the tree ships or how it is packaged: WHENCE,\n"
+		"every file of manifests/ (but the pins), of LICENSES/ and of debian/, every\n"
+		"blob (each matching manifests/checksums) and every Source: of WHENCE, each\n"
+		"hashed as it is now. The tree must pass the model checks.\n"
+		"`openssl cms -verify -binary -inform DER -in manifests/pins.p7s -content\n"
+		"manifests/pins -CAfile CERT -partial_chain -purpose smimesign` checks it too.\n"
+		"\n",
+	.opts = opts,
+};
 
 struct opts {
 	const char *key, *cert;
@@ -54,13 +61,7 @@ static int option(void *ctx, int c, const char *arg)
 
 int cmd_sign(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "key", required_argument, NULL, 'k' },
-		{ "cert", required_argument, NULL, 'c' },
-		{ "serial", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("sign", 0);
+	struct fw_cli cli = FW_CLI_INIT("sign");
 	struct opts o = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -70,7 +71,7 @@ int cmd_sign(int argc, char **argv)
 	size_t len = 0, derlen = 0;
 	int r, ret;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	if (!o.key || !o.cert || !o.serial) {

@@ -9,36 +9,91 @@
 #include <unistd.h>
 
 #include "fwdist.h"
+#include "json.h"
 #include "plan.h"
 #include "uninstall.h"
 #include "util.h"
 
-static void help(void)
+static const struct fw_cli_opt opts[] = {
+	{ "destdir", FW_OPT_DESTDIR, false, "DIR",
+	  "staging root (default: $DESTDIR, else none)", NULL },
+	{ "firmware-dir", FW_OPT_FWDIR, false, "DIR",
+	  "firmware directory below it (default: the root's,\n"
+	  "/usr/lib/firmware on a merged-/usr root, where\n"
+	  "lib -> usr/lib, else /lib/firmware)", NULL },
+	{ "package", FW_OPT_PACKAGE, false, "NAME",
+	  "only this package (repeatable)", NULL },
+	{ "select", FW_OPT_SELECT, false, "FILE",
+	  "only these names or globs (as for install); the\n"
+	  "record keeps the rest", NULL },
+	{ "force", 'F', false, NULL,
+	  "also remove recorded files changed since install", NULL },
+	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE",
+	  "memory the xz/zstd decoders may hold (as for install)", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no summary", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "print what was removed as one JSON object instead of\n"
+	  "the summary: counts, the paths of each kind, the\n"
+	  "problems, the exit", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] uninstall [OPTIONS]\n"
+		"\n"
+		"Remove from DESTDIR/FIRMWAREDIR what `fwdist install` put there: exactly\n"
+		"what .fwdist/<package>.list records (each entry only if it is still of\n"
+		"the type installed), then the record. Without a record, every variant\n"
+		"(NAME, NAME.xz, NAME.zst) of the tree's blobs and links and its licence\n"
+		"texts. Also temporary files of an interrupted install and the directories\n"
+		"this leaves empty. Other files are never touched; nothing is followed.\n"
+		"\n",
+	.opts = opts,
+};
+
+/* The paths of one type removed, as a JSON array. */
+static void json_names(const struct fw_uninstall_result *res, enum fw_rec_type type)
 {
-	printf("Usage: fwdist [-C DIR] uninstall [OPTIONS]\n"
-	       "\n"
-	       "Remove from DESTDIR/FIRMWAREDIR what `fwdist install` put there: exactly\n"
-	       "what .fwdist/<package>.list records (each entry only if it is still of\n"
-	       "the type installed), then the record. Without a record, every variant\n"
-	       "(NAME, NAME.xz, NAME.zst) of the tree's blobs and links and its licence\n"
-	       "texts. Also temporary files of an interrupted install and the directories\n"
-	       "this leaves empty. Other files are never touched; nothing is followed.\n"
-	       "\n"
-	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
-	       "  --firmware-dir DIR    firmware directory below it (default: the root's,\n"
-	       "                        /usr/lib/firmware on a merged-/usr root, where\n"
-	       "                        lib -> usr/lib, else /lib/firmware)\n"
-	       "  --package NAME        only this package (repeatable)\n"
-	       "  --select FILE         only these names or globs (as for install); the\n"
-	       "                        record keeps the rest\n"
-	       "  --force               also remove recorded files changed since install\n"
-	       "  --memory-limit SIZE   memory the xz/zstd decoders may hold (as for install)\n"
-	       "  -q, --quiet           no summary\n");
+	bool first = true;
+
+	putchar('[');
+	for (size_t i = 0; i < res->n; i++) {
+		if (res->v[i].type != type)
+			continue;
+		if (!first)
+			putchar(',');
+		fw_json_str(stdout, res->v[i].name);
+		first = false;
+	}
+	putchar(']');
+}
+
+static void json_result(const char *root, const struct fw_uninstall_result *res,
+			const struct fw_diag *d, int ret)
+{
+	printf("{\"destination\":");
+	fw_json_str(stdout, root);
+	printf(",\"exists\":%s,\"blobs\":%zu,\"links\":%zu,\"licences\":%zu,\"kept\":%zu,"
+	       "\"failed\":%zu,\"removed\":{\"blobs\":", res ? "true" : "false",
+	       res ? res->blobs : 0, res ? res->links : 0, res ? res->licences : 0,
+	       res ? res->kept : 0, res ? res->failed : 0);
+	if (res) {
+		json_names(res, FW_REC_FILE);
+		printf(",\"links\":");
+		json_names(res, FW_REC_LINK);
+		printf(",\"licences\":");
+		json_names(res, FW_REC_LICENCE);
+	} else {
+		printf("[],\"links\":[],\"licences\":[]");
+	}
+	printf("},\"problems\":");
+	fw_cli_json_diag(stdout, d);
+	printf(",\"exit\":%d}\n", ret);
 }
 
 struct opts {
 	struct fw_uninstall_opts un;
-	bool quiet;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -47,9 +102,6 @@ static int option(void *ctx, int c, const char *arg)
 
 	(void)arg;
 	switch (c) {
-	case 'q':
-		o->quiet = true;
-		return EXIT_OK;
 	case 'F':
 		o->un.force = true;
 		return EXIT_OK;
@@ -59,23 +111,17 @@ static int option(void *ctx, int c, const char *arg)
 
 int cmd_uninstall(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "force", no_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("uninstall", FW_CLI_PACKAGE | FW_CLI_SELECT | FW_CLI_DEST |
-							   FW_CLI_MEMORY);
+	struct fw_cli cli = FW_CLI_INIT("uninstall");
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct opts o = { 0 };
-	struct fw_uninstall_result res;
+	struct fw_uninstall_result res = { 0 };
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	char *root = NULL;
 	int r, fd = -1, ret;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "q", option, &o, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
 	ret = fw_cli_prepare(&cli, &t, &d, "nothing removed");
@@ -91,7 +137,9 @@ int cmd_uninstall(int argc, char **argv)
 	fd = fw_cli_open_dest(&cli, false, &root);
 	if (fd == -ENOENT) {
 		ret = EXIT_OK; /* nothing installed: nothing to do */
-		if (!o.quiet)
+		if (fw_json)
+			json_result(root ? root : "?", NULL, &d, ret);
+		else if (!cli.quiet)
 			printf("uninstall: %s: does not exist; nothing to remove\n",
 			       root ? fw_esc(root) : "?");
 		goto out;
@@ -104,7 +152,14 @@ int cmd_uninstall(int argc, char **argv)
 		fw_err("uninstall: %s", strerror(-r));
 		goto out;
 	}
-	if (!o.quiet) {
+	ret = res.failed || res.kept ? EXIT_FINDING : EXIT_OK;
+	if (res.lost && fw_json) {
+		fw_err("uninstall: out of memory: the list of what was removed is incomplete");
+		ret = EXIT_FINDING;
+	}
+	if (fw_json) {
+		json_result(root, &res, &d, ret);
+	} else if (!cli.quiet) {
 		printf("uninstall: %s: removed %zu blob%s, %zu link%s, %zu licence%s", fw_esc(root), res.blobs,
 		       res.blobs == 1 ? "" : "s", res.links, res.links == 1 ? "" : "s", res.licences,
 		       res.licences == 1 ? "" : "s");
@@ -112,11 +167,11 @@ int cmd_uninstall(int argc, char **argv)
 			printf("; kept %zu", res.kept);
 		printf("\n");
 	}
-	ret = res.failed || res.kept ? EXIT_FINDING : EXIT_OK;
 out:
 	if (fd >= 0)
 		close(fd);
 	free(root);
+	fw_uninstall_result_free(&res);
 	fw_plan_free(&plan);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

@@ -14,20 +14,25 @@
 #include "image.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist unpack -o DIR IMAGE\n"
-	       "\n"
-	       "Check IMAGE (a fwimage(5): layout, bounds, overlaps, SHA-256) and write\n"
-	       "each section that holds bytes to DIR/N-TYPE-ADDR.bin, exactly the bytes\n"
-	       "packed. DIR is created if missing; no file in it is replaced. Prints one\n"
-	       "line per section, as pack takes it back:\n"
-	       "  --raw TYPE:ADDR:DIR/N-TYPE-ADDR.bin    or    --bss ADDR:SIZE\n"
-	       "after a first line '--version V --entry ADDR'. Nothing is written unless\n"
-	       "the whole image is valid; a failed write removes what was written.\n"
-	       "\n"
-	       "  -o, --output DIR  the directory to write into (required)\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "output", 'o', true, "DIR",
+	  "the directory to write into (required)", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist unpack -o DIR IMAGE\n"
+		"\n"
+		"Check IMAGE (a fwimage(5): layout, bounds, overlaps, SHA-256) and write\n"
+		"each section that holds bytes to DIR/N-TYPE-ADDR.bin, exactly the bytes\n"
+		"packed. DIR is created if missing; no file in it is replaced. Prints one\n"
+		"line per section, as pack takes it back:\n"
+		"  --raw TYPE:ADDR:DIR/N-TYPE-ADDR.bin    or    --bss ADDR:SIZE\n"
+		"after a first line '--version V --entry ADDR'. Nothing is written unless\n"
+		"the whole image is valid; a failed write removes what was written.\n"
+		"\n",
+	.opts = opts,
+};
 
 static int option(void *ctx, int c, const char *arg)
 {
@@ -39,11 +44,7 @@ static int option(void *ctx, int c, const char *arg)
 
 int cmd_unpack(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("unpack", 0);
+	struct fw_cli cli = FW_CLI_INIT("unpack");
 	const char *dir = NULL, *in;
 	struct fw_diag d = { 0 };
 	struct fwimage img;
@@ -55,7 +56,7 @@ int cmd_unpack(int argc, char **argv)
 	int ret, dfd = -1, r;
 
 	cli.max_args = 1;
-	ret = fw_cli_parse(&cli, argc, argv, own, "o:", option, &dir, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &dir);
 	if (ret >= 0)
 		goto out;
 	if (!dir || cli.nargs != 1) {

@@ -11,21 +11,26 @@
 #include "sign.h"
 #include "util.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] verify-signature --cert CERT\n"
-	       "\n"
-	       "Check manifests/pins.p7s over manifests/pins against CERT before anything\n"
-	       "else of the tree is read. CERT is the signer's own certificate and the only\n"
-	       "one trusted, never a CA: the signature must be made by CERT's key (not by\n"
-	       "a certificate CERT issued), CERT valid now and fit for signing (keyUsage\n"
-	       "digitalSignature, extendedKeyUsage emailProtection if it has one), and\n"
-	       "the pins exactly what was signed, in this fwdist's format. Then hash the\n"
-	       "tree's files and compare them with the signed pins. Prints the release\n"
-	       "serial; exit 1 naming each difference.\n"
-	       "\n"
-	       "  --cert CERT   PEM certificate of the signer\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "cert", 'c', false, "CERT",
+	  "PEM certificate of the signer", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] verify-signature --cert CERT\n"
+		"\n"
+		"Check manifests/pins.p7s over manifests/pins against CERT before anything\n"
+		"else of the tree is read. CERT is the signer's own certificate and the only\n"
+		"one trusted, never a CA: the signature must be made by CERT's key (not by\n"
+		"a certificate CERT issued), CERT valid now and fit for signing (keyUsage\n"
+		"digitalSignature, extendedKeyUsage emailProtection if it has one), and\n"
+		"the pins exactly what was signed, in this fwdist's format. Then hash the\n"
+		"tree's files and compare them with the signed pins. Prints the release\n"
+		"serial; exit 1 naming each difference.\n"
+		"\n",
+	.opts = opts,
+};
 
 static int option(void *ctx, int c, const char *arg)
 {
@@ -37,18 +42,14 @@ static int option(void *ctx, int c, const char *arg)
 
 int cmd_verify_signature(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "cert", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("verify-signature", 0);
+	struct fw_cli cli = FW_CLI_INIT("verify-signature");
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct fw_rec_release rel = { 0 };
 	const char *cert = NULL;
 	int ret;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, &cert, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &cert);
 	if (ret >= 0)
 		goto out;
 	if (!cert) {

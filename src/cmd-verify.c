@@ -15,36 +15,50 @@
 #include "util.h"
 #include "verify.h"
 
-static void help(void)
-{
-	printf("Usage: fwdist [-C DIR] verify [OPTIONS]\n"
-	       "\n"
-	       "Check an installed firmware directory against the tree: every blob\n"
-	       "(plain, .xz or .zst, decompressed and hashed; symlinks inside the\n"
-	       "directory are followed), every link, the licence texts install puts in\n"
-	       "LICENSES/<package>/, and entries nothing explains (.fwdist/ is install's).\n"
-	       "Works on any root, e.g. files unpacked from packages. Prints one line\n"
-	       "per problem (missing, modified, wrong type, unexpected, kernel) and\n"
-	       "exits 1 if there is any.\n"
-	       "\n"
-	       "  --destdir DIR         staging root (default: $DESTDIR, else none)\n"
-	       "  --firmware-dir DIR    firmware directory below it (default: the root's,\n"
-	       "                        /usr/lib/firmware on a merged-/usr root, where\n"
-	       "                        lib -> usr/lib, else /lib/firmware)\n"
-	       "  --package NAME        only this package's names (repeatable)\n"
-	       "  --select FILE         only these names or globs (as for install)\n"
-	       "  --no-licenses         do not expect the licence texts in LICENSES/<package>/\n"
-	       "  --ignore-extra        do not report unexpected entries (a shared /lib/firmware)\n"
-	       "  -j, --jobs N          threads hashing (default: one per CPU); the report\n"
-	       "                        and its order are the same whatever N\n"
-	       "  --memory-limit SIZE   memory the xz/zstd decoders may hold together\n"
-	       "                        (as for install; default a quarter of RAM, at\n"
-	       "                        most 512M)\n"
-	       "  -q, --quiet           no progress line (one is drawn on standard error\n"
-	       "                        while the names are checked, when it is a\n"
-	       "                        terminal, and cleared)\n"
-	       "  --json                machine-readable output (and no progress line)\n");
-}
+static const struct fw_cli_opt opts[] = {
+	{ "destdir", FW_OPT_DESTDIR, false, "DIR",
+	  "staging root (default: $DESTDIR, else none)", NULL },
+	{ "firmware-dir", FW_OPT_FWDIR, false, "DIR",
+	  "firmware directory below it (default: the root's,\n"
+	  "/usr/lib/firmware on a merged-/usr root, where\n"
+	  "lib -> usr/lib, else /lib/firmware)", NULL },
+	{ "package", FW_OPT_PACKAGE, false, "NAME",
+	  "only this package's names (repeatable)", NULL },
+	{ "select", FW_OPT_SELECT, false, "FILE",
+	  "only these names or globs (as for install)", NULL },
+	{ "no-licenses", 'L', false, NULL,
+	  "do not expect the licence texts in LICENSES/<package>/", NULL },
+	{ "ignore-extra", 'x', false, NULL,
+	  "do not report unexpected entries (a shared /lib/firmware)", NULL },
+	{ "jobs", FW_OPT_JOBS, true, "N",
+	  "threads hashing (default: one per CPU); the report\n"
+	  "and its order are the same whatever N", NULL },
+	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE",
+	  "memory the xz/zstd decoders may hold together\n"
+	  "(as for install; default a quarter of RAM, at\n"
+	  "most 512M)", NULL },
+	{ "quiet", FW_OPT_QUIET, true, NULL,
+	  "no progress line (one is drawn on standard error\n"
+	  "while the names are checked, when it is a\n"
+	  "terminal, and cleared)", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "machine-readable output (and no progress line)", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] verify [OPTIONS]\n"
+		"\n"
+		"Check an installed firmware directory against the tree: every blob\n"
+		"(plain, .xz or .zst, decompressed and hashed; symlinks inside the\n"
+		"directory are followed), every link, the licence texts install puts in\n"
+		"LICENSES/<package>/, and entries nothing explains (.fwdist/ is install's).\n"
+		"Works on any root, e.g. files unpacked from packages. Prints one line\n"
+		"per problem (missing, modified, wrong type, unexpected, kernel) and\n"
+		"exits 1 if there is any.\n"
+		"\n",
+	.opts = opts,
+};
 
 static int option(void *ctx, int c, const char *arg)
 {
@@ -65,13 +79,7 @@ static int option(void *ctx, int c, const char *arg)
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{ "no-licenses", no_argument, NULL, 'L' },
-		{ "ignore-extra", no_argument, NULL, 'x' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fw_cli cli = FW_CLI_INIT("verify", FW_CLI_JSON | FW_CLI_PACKAGE | FW_CLI_SELECT |
-					FW_CLI_DEST | FW_CLI_JOBS | FW_CLI_MEMORY | FW_CLI_QUIET);
+	struct fw_cli cli = FW_CLI_INIT("verify");
 	struct fw_progress counts = { 0 };
 	struct fw_plan_opts po = { .comp = FW_COMP_NONE };
 	struct fw_verify_opts o = { 0 };
@@ -83,7 +91,7 @@ int cmd_verify(int argc, char **argv)
 	char *root = NULL;
 	int r, rootfd = -1, ret;
 
-	ret = fw_cli_parse(&cli, argc, argv, own, "", option, ctx, help);
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, ctx);
 	if (ret >= 0)
 		goto out;
 	o.jobs = cli.jobs;

@@ -65,6 +65,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "list-options", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -92,6 +93,17 @@ int main(int argc, char **argv)
 			return EXIT_OK;
 		case 'V':
 			printf("fwdist %s\n", FWDIST_VERSION);
+			return EXIT_OK;
+		case 'L':
+			/* The options above, as a command's --list-options
+			 * prints its own (for shell completion). */
+			for (const struct option *o = opts; o->name; o++) {
+				if (o->val == 'L')
+					continue;
+				if (strchr("ChV", o->val))
+					printf("-%c\n", o->val);
+				printf("--%s\n", o->name);
+			}
 			return EXIT_OK;
 		default:
 			if (optopt)

@@ -430,16 +430,9 @@ static int metainfo_with(FILE *f, const struct fw_plan *p, int pkg, const struct
 			if (strcmp(m->v[k].firmware, v[i]->name) != 0)
 				continue;
 			for (size_t a = 0; a < m->v[k].nalias; a++) {
-				if (nalias == cap) {
-					const char **nv;
-
-					cap = cap ? 2 * cap : 16;
-					nv = realloc(alias, cap * sizeof(*alias));
-					if (!nv) {
-						r = -ENOMEM;
-						goto out;
-					}
-					alias = nv;
+				if (fw_grow(&alias, &cap, nalias, sizeof(*alias)) < 0) {
+					r = -ENOMEM;
+					goto out;
 				}
 				alias[nalias++] = m->v[k].alias[a];
 			}

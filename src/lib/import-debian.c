@@ -348,7 +348,7 @@ static int dep5_parse(struct dep5 *d, const char *buf, size_t len)
 	struct fw_lines it;
 	const char *ls, *le;
 	char *files = NULL, *lic = NULL, *body = NULL;
-	size_t blen = 0;
+	size_t blen = 0, bcap = 0;
 	enum { NONE, FILES, LICENSE, OTHER } field = NONE;
 	int r = 0;
 
@@ -364,7 +364,7 @@ static int dep5_parse(struct dep5 *d, const char *buf, size_t len)
 			q++;
 		if (q == le) {
 			r = dep5_end_para(d, f, &files, &lic, &body);
-			blen = 0;
+			blen = bcap = 0;
 			field = NONE;
 			continue;
 		}
@@ -379,17 +379,15 @@ static int dep5_parse(struct dep5 *d, const char *buf, size_t len)
 				if (!n)
 					r = -ENOMEM;
 			} else if (field == LICENSE) {
-				char *n = realloc(body, blen + vl + 2);
-
-				if (!n) {
+				/* Room for the line, its newline and the NUL. */
+				if (fw_grow(&body, &bcap, blen + vl + 1, 1) < 0) {
 					r = -ENOMEM;
 					continue;
 				}
-				memcpy(n + blen, q, vl);
+				memcpy(body + blen, q, vl);
 				blen += vl;
-				n[blen++] = '\n';
-				n[blen] = '\0';
-				body = n;
+				body[blen++] = '\n';
+				body[blen] = '\0';
 			}
 			continue;
 		}
@@ -410,6 +408,7 @@ static int dep5_parse(struct dep5 *d, const char *buf, size_t len)
 			lic = fw_strndup(v, (size_t)(le - v));
 			body = strdup("");
 			blen = 0;
+			bcap = body ? 1 : 0; /* strdup("") holds the NUL */
 			if (!lic || !body)
 				r = -ENOMEM;
 		} else {

@@ -275,6 +275,8 @@ static void count(const struct ctx *c, struct fw_install_result *res)
 			res->failed++;
 			continue;
 		}
+		if (c->o->in_place)
+			c->o->in_place[pe - c->p->v] = true;
 		if (it->unchanged)
 			res->unchanged++;
 		if (pe->kind == FW_PLAN_LICENCE) {

@@ -25,6 +25,9 @@ struct fw_install_opts {
 	/* Counted as the copies go (progress.h), or NULL: files are the
 	 * copies (blobs and licence texts), bytes what they read. */
 	struct fw_progress *progress;
+	/* If set, an array of the plan's p->n entries: each is set true when
+	 * its entry is in place at the end (install --json lists them). */
+	bool *in_place;
 };
 
 struct fw_install_result {

@@ -26,6 +26,28 @@ static void blocked(const char *name, int r, struct fw_uninstall_result *res, st
 	res->failed++;
 }
 
+static void note(enum fw_rec_type type, const char *name, struct fw_uninstall_result *res)
+{
+	char *s = strdup(name);
+
+	if (!s || fw_grow(&res->v, &res->cap, res->n, sizeof(*res->v)) < 0) {
+		free(s);
+		res->lost = true;
+		return;
+	}
+	res->v[res->n].type = type;
+	res->v[res->n++].name = s;
+}
+
+void fw_uninstall_result_free(struct fw_uninstall_result *res)
+{
+	for (size_t i = 0; i < res->n; i++)
+		free(res->v[i].name);
+	free(res->v);
+	res->v = NULL;
+	res->n = res->cap = 0;
+}
+
 static void removed(enum fw_rec_type type, struct fw_uninstall_result *res)
 {
 	if (type == FW_REC_LICENCE)
@@ -133,6 +155,7 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 			continue;
 		}
 		removed(e->type, res);
+		note(e->type, e->name, res);
 		free(e->name);
 		free(e->target);
 	}
@@ -217,6 +240,8 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstal
 				res->failed++;
 			} else {
 				any = true;
+				note(licence ? FW_REC_LICENCE : pe->kind == FW_PLAN_LINK ? FW_REC_LINK :
+				     FW_REC_FILE, vname, res);
 			}
 			free(vname);
 		}

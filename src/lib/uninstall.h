@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "plan.h"
+#include "record.h"
 
 struct fw_uninstall_opts {
 	bool force; /* also remove recorded files changed since they were installed */
@@ -17,7 +18,17 @@ struct fw_uninstall_result {
 	size_t blobs, links, licences; /* removed */
 	size_t kept;                   /* left in place: changed, or not the tree's (in d) */
 	size_t failed;                 /* could not be removed or reached (in d) */
+	/* What was removed: each path below the firmware directory and its
+	 * type (FW_REC_FILE, FW_REC_LINK, FW_REC_LICENCE); lost is set when
+	 * one could not be stored (out of memory). */
+	struct fw_uninstall_name {
+		enum fw_rec_type type;
+		char *name;
+	} *v;
+	size_t n, cap;
+	bool lost;
 };
+void fw_uninstall_result_free(struct fw_uninstall_result *res);
 
 /* For each package of the plan: with a record (.fwdist/<package>.list),
  * remove exactly what it lists and the plan selects (all of it when the
