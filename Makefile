@@ -302,8 +302,8 @@ install-tools: tools
 	install -D -m 0644 scripts/bash-completion/fwdist "$(DESTDIR)$(BASHCOMPDIR)/fwdist"
 	install -D -m 0755 scripts/initramfs-tools/zz-fwdist-firmware \
 		"$(DESTDIR)$(PREFIX)/share/initramfs-tools/hooks/zz-fwdist-firmware"
-	install -D -m 0755 scripts/dracut/90fwdist-firmware/module-setup.sh \
-		"$(DESTDIR)$(PREFIX)/lib/dracut/modules.d/90fwdist-firmware/module-setup.sh"
+	install -D -m 0755 scripts/dracut/01fwdist-firmware/module-setup.sh \
+		"$(DESTDIR)$(PREFIX)/lib/dracut/modules.d/01fwdist-firmware/module-setup.sh"
 
 clean:
 	rm -rf build build-san build-fuzz out
