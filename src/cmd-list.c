@@ -234,6 +234,22 @@ int cmd_list(int argc, char **argv)
 			printf(",\"category\":\"%s\"", b ? fw_category_name(b->cat) : "unknown");
 			json_opt("package", pname);
 			json_opt("licence", b && b->lic ? b->lic->spdx : NULL);
+			/* The verdict, as check and licenses give it: shipped
+			 * or refused, why, and a dual licence's branch. */
+			if (b) {
+				char *v = fw_blob_verdict_text(&t, b);
+
+				if (!v) {
+					fw_err("out of memory");
+					ret = EXIT_FINDING;
+					goto out;
+				}
+				printf(",\"refused\":%s",
+				       b->cat == FW_CAT_FREE || b->cat == FW_CAT_NONFREE ? "false" : "true");
+				json_opt("licence_used", b->branch);
+				json_opt("verdict", v);
+				free(v);
+			}
 			if (!l && b && b->sum) {
 				char hex[FW_SHA256_HEX + 1];
 
