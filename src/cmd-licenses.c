@@ -23,16 +23,18 @@ static const struct fw_cli_opt opts[] = {
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] licenses [--package P] [--select FILE] [--json]\n"
 		"\n"
-		"Report the licences of the tree's blobs. First every blob that cannot be\n"
-		"shipped or has a licence problem, and why: no licence, a licence missing\n"
-		"from manifests/licenses, a licence text missing from LICENSES/, an\n"
-		"undistributable blob present in firmware/, a free licence without its\n"
-		"Source:, Licence: wording that only names a file the tree lacks, or an\n"
-		"undistributable licence (a refused blob the tree rightly leaves out).\n"
-		"Then the blobs and bytes of each category (free, non-free,\n"
-		"undistributable, unknown), then each licence of the policy with its\n"
-		"category, the number of blobs under it and the policy's reason. Exit 1 if\n"
-		"there is any problem; a refused blob left out is none.\n"
+		"Report the licences of the tree's blobs, with the verdict every command\n"
+		"gives. First every blob with a licence problem (what check finds too): no\n"
+		"licence, a licence missing from manifests/licenses, a licence text missing\n"
+		"from LICENSES/, an undistributable blob present in firmware/, Licence:\n"
+		"wording that only names a file the tree lacks. Then every refused blob (an\n"
+		"undistributable licence, a copyleft one without its source) with the\n"
+		"cause, and every dual-licensed blob with the branch it ships under. A free\n"
+		"licence without its source only makes a blob non-free. Then the blobs and\n"
+		"bytes of each category (free, non-free, undistributable, unknown), then\n"
+		"each licence of the policy with its category, the number of blobs under\n"
+		"it and the policy's reason. Exit 1 if there is any problem; a refused blob\n"
+		"left out is none.\n"
 		"\n",
 	.opts = opts,
 };

@@ -35,7 +35,9 @@ static const struct fw_cli_help help = {
 		"       fwdist list --whence FILE [--summary] [--json]\n"
 		"\n"
 		"List every blob and link of the tree: kind, category, package, name (and a\n"
-		"link's target). With --whence, read FILE alone (any upstream WHENCE) and\n"
+		"link's target); with --json also whether it is refused, its verdict (the\n"
+		"category and why, as licenses gives it) and a dual licence's branch. With\n"
+		"--whence, read FILE alone (any upstream WHENCE) and\n"
 		"list its entries, or with --summary count its keyword lines.\n"
 		"\n",
 	.opts = opts,
