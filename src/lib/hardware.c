@@ -219,6 +219,11 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 	return r;
 }
 
+static int cmp_dev(const void *a, const void *b)
+{
+	return strcmp(((const struct fw_hw_dev *)a)->path, ((const struct fw_hw_dev *)b)->path);
+}
+
 int fw_hw_scan(struct fw_hw *h, const char *dir, struct fw_diag *d)
 {
 	struct seen seen = { 0 };
@@ -253,6 +258,9 @@ int fw_hw_scan(struct fw_hw *h, const char *dir, struct fw_diag *d)
 		r = seen_add(&seen, st.st_dev, st.st_ino);
 	if (r >= 0)
 		r = walk(h, &seen, dfd, top, 0, d);
+	/* A device before those below it (the walk meets a directory's
+	 * subdirectories before its own modalias when they sort first). */
+	qsort(h->dev, h->ndev, sizeof(*h->dev), cmp_dev);
 	close(dfd);
 	free(top);
 	free(seen.v);
