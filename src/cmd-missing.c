@@ -267,7 +267,8 @@ int fw_hw_report_build(struct fw_hw_report *rep, const struct fw_hw *h, const st
 			}
 		}
 	}
-	qsort(rep->pkgs, rep->npkgs, sizeof(*rep->pkgs), fw_strcmp_ptr);
+	if (rep->npkgs > 1)
+		qsort(rep->pkgs, rep->npkgs, sizeof(*rep->pkgs), fw_strcmp_ptr);
 	return r;
 }
 

@@ -260,7 +260,8 @@ int fw_hw_scan(struct fw_hw *h, const char *dir, struct fw_diag *d)
 		r = walk(h, &seen, dfd, top, 0, d);
 	/* A device before those below it (the walk meets a directory's
 	 * subdirectories before its own modalias when they sort first). */
-	qsort(h->dev, h->ndev, sizeof(*h->dev), cmp_dev);
+	if (h->ndev > 1)
+		qsort(h->dev, h->ndev, sizeof(*h->dev), cmp_dev);
 	close(dfd);
 	free(top);
 	free(seen.v);
