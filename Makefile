@@ -78,7 +78,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
 
 # ---- fuzzing (libFuzzer) ----
 # One binary per parser: tests/fuzz/fuzz-{text,image,tree}.c with -DFUZZ_<T>.
-FUZZ_TEXT  = whence sums policy split modmap licmap
+FUZZ_TEXT  = whence sums policy split modmap licmap hwlog
 FUZZ_IMAGE = fwimage ihex ihex_bin modinfo elf
 FUZZ_BINS  = $(addprefix build-fuzz/fuzz/fuzz-,$(FUZZ_TEXT) $(FUZZ_IMAGE) tree)
 FUZZ_SECONDS ?= 60
