@@ -70,7 +70,7 @@ static size_t dep_path(const struct fw_hw *h, size_t b, size_t m, size_t *path, 
 }
 
 struct why {
-	const char *name, *pkg, *state;
+	const char *name, *pkg, *state, *json_state;
 	size_t chains;
 };
 
@@ -190,15 +190,20 @@ int cmd_why(int argc, char **argv)
 	if (at >= 0) {
 		static const char *const state[] = { "installed", "not installed", "not installed",
 						     "not installed, an alternative" };
+		/* As missing --json says them. */
+		static const char *const json_state[] = { "installed", "missing", "no-package",
+							  "alternative" };
 
 		w.pkg = rep.pkg[at];
 		w.state = state[rep.st[at]];
+		w.json_state = json_state[rep.st[at]];
 	} else {
 		const struct fw_plan_entry *e = fw_plan_find_name(&rep.p, w.name);
 
 		if (e && (e->blob || e->kind == FW_PLAN_FILE))
 			w.pkg = fw_plan_package(&rep.p, e);
 		w.state = "not needed";
+		w.json_state = "not-needed";
 	}
 	if (fw_json) {
 		printf("{\"name\":");
@@ -208,7 +213,7 @@ int cmd_why(int argc, char **argv)
 			fw_json_str(stdout, w.pkg);
 		else
 			printf("null");
-		printf(",\"status\":\"%s\",\"group\":", w.state);
+		printf(",\"status\":\"%s\",\"group\":", w.json_state);
 		if (x && x->group >= 0)
 			fw_json_str(stdout, rep.q.g[x->group].pattern);
 		else
