@@ -29,9 +29,12 @@ BUILD   ?= build-san
 else
 BUILD   ?= build
 endif
-ALL_CPPFLAGS = -D_GNU_SOURCE -Isrc/lib $(CPPFLAGS)
+# libkmod: the modalias lookup of `fwdist missing` and `why` (hardware.c).
+KMOD_CFLAGS := $(shell pkg-config --cflags libkmod 2>/dev/null)
+KMOD_LIBS   := $(shell pkg-config --libs libkmod 2>/dev/null || echo -lkmod)
+ALL_CPPFLAGS = -D_GNU_SOURCE -Isrc/lib $(KMOD_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS   = $(WARN) $(CFLAGS) $(SANFLAGS) -pthread
-LIBS         = -lcrypto -llzma -lzstd -pthread
+LIBS         = -lcrypto -llzma -lzstd $(KMOD_LIBS) -pthread
 
 ifeq ($(V),1)
 Q =
@@ -75,7 +78,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
 
 # ---- fuzzing (libFuzzer) ----
 # One binary per parser: tests/fuzz/fuzz-{text,image,tree}.c with -DFUZZ_<T>.
-FUZZ_TEXT  = whence sums policy split modmap licmap
+FUZZ_TEXT  = whence sums policy split modmap licmap hwlog
 FUZZ_IMAGE = fwimage ihex ihex_bin modinfo elf
 FUZZ_BINS  = $(addprefix build-fuzz/fuzz/fuzz-,$(FUZZ_TEXT) $(FUZZ_IMAGE) tree)
 FUZZ_SECONDS ?= 60
@@ -241,6 +244,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/completion/run
 	@tests/repo/run
 	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
+	@FWDIST=$(abspath $(FWDIST)) tests/hardware/run
 	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
 	@FWDIST=$(abspath $(FWDIST)) tests/images/run
 	@FWDIST=$(abspath $(FWDIST)) tests/import/run

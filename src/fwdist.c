@@ -29,6 +29,8 @@ static const struct {
 	{ "verify-signature", cmd_verify_signature, "check the signed pins, then the tree against them" },
 	{ "kconfig", cmd_kconfig, "serve a kernel build: CONFIG_EXTRA_FIRMWARE and its directory, or check a .config" },
 	{ "modules", cmd_modules, "the firmware kernel modules request, and where each is in the tree" },
+	{ "missing", cmd_missing, "the firmware this machine's hardware needs: installed, missing, in which package" },
+	{ "why", cmd_why, "why the hardware needs a firmware name: device, module, name, package" },
 	{ "sbom", cmd_sbom, "CycloneDX or SPDX bill of materials of what an install ships" },
 	{ "debian", cmd_debian, "generate debian/control, debian/copyright and AppStream metainfo from the tree" },
 	{ "pack", cmd_pack, "build a sectioned firmware image (fwimage(5)), binary, ihex or HEX" },

@@ -5,8 +5,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "diag.h"
+#include "hardware.h"
 #include "licmap.h"
 #include "modmap.h"
 #include "policy.h"
@@ -54,6 +57,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fw_licmap m = { 0 };
 	fw_licmap_parse(&m, "manifests/licence-map", buf, size, &d);
 	fw_licmap_free(&m);
+#elif defined(FUZZ_HWLOG)
+	/* The kernel log reader, through a file as --kernel-log gives it,
+	 * then the folding of its names into modules. */
+	struct fw_hw h = { 0 };
+	int fd = memfd_create("log", 0);
+
+	if (fd >= 0 && write(fd, buf, size) == (ssize_t)size && lseek(fd, 0, SEEK_SET) == 0 &&
+	    fw_hw_read_log(&h, fd, "log", false, &d) == 0)
+		fw_hw_add_log_names(&h);
+	if (fd >= 0)
+		close(fd);
+	fw_hw_free(&h);
 #else
 #error "define one FUZZ_<target>"
 #endif

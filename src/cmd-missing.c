@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwdist missing: the firmware the hardware present needs, installed or not, and in which package. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "fwdist.h"
+#include "hardware.h"
+#include "json.h"
+#include "modinfo.h"
+#include "plan.h"
+#include "util.h"
+
+static const struct fw_cli_opt opts[] = {
+	{ "sysfs", 's', false, "DIR",
+	  "a saved copy of /sys (or of /sys/devices) instead of\n"
+	  "/sys/devices; the kernel log is then read only from\n"
+	  "--kernel-log", NULL },
+	{ "kernel-release", 'r', false, "R",
+	  "resolve against /lib/modules/R (default: the running\n"
+	  "kernel's, uname -r)", NULL },
+	{ "modules-dir", 'm', false, "DIR",
+	  "resolve against the modules directory DIR (depmod's\n"
+	  "modules.alias.bin in it)", NULL },
+	{ "kernel-log", 'k', false, "FILE",
+	  "names that failed to load, from FILE (dmesg's text)\n"
+	  "instead of /dev/kmsg", NULL },
+	{ "no-kernel-log", 'n', false, NULL,
+	  "read no kernel log", NULL },
+	{ "destdir", FW_OPT_DESTDIR, false, "DIR",
+	  "root the firmware is installed under (default:\n"
+	  "$DESTDIR, else none)", NULL },
+	{ "firmware-dir", FW_OPT_FWDIR, false, "DIR",
+	  "firmware directory below it (default: the root's,\n"
+	  "/usr/lib/firmware on a merged-/usr root, where\n"
+	  "lib -> usr/lib, else /lib/firmware)", NULL },
+	{ "json", FW_OPT_JSON, false, NULL,
+	  "machine-readable output", NULL },
+	FW_CLI_END,
+};
+
+static const struct fw_cli_help help = {
+	.head = "Usage: fwdist [-C DIR] missing [--sysfs DIR] [--kernel-release R | --modules-dir DIR]\n"
+		"                      [--kernel-log FILE | --no-kernel-log] [--destdir DIR]\n"
+		"                      [--firmware-dir DIR] [--json]\n"
+		"\n"
+		"The firmware this machine's hardware needs: every modalias under\n"
+		"/sys/devices resolved to the modules that bind it (libkmod, as udev and\n"
+		"modprobe do), their dependencies, the firmware names their modinfo lists,\n"
+		"and the names the kernel log says failed to load. For each name: installed\n"
+		"under the firmware directory (plain, .xz or .zst), missing (and the package\n"
+		"of the tree to install), or in no package. Names of one module differing\n"
+		"only in a version number are alternatives, as for 'fwdist modules'.\n"
+		"\n",
+	.opts = opts,
+	.foot = "\n"
+		"Exit status 1 when a name a package provides is not installed (the last\n"
+		"line names the packages to install), or when devices, modules or the\n"
+		"log could not be read (the answer is then partial).\n",
+};
+
+int fw_hw_option(struct fw_hw_opts *o, const char *cmd, int c, const char *arg)
+{
+	switch (c) {
+	case 's':
+		o->sysfs = arg;
+		return EXIT_OK;
+	case 'r':
+		if (strchr(arg, '/') || !strcmp(arg, "..") || !strcmp(arg, ".") || !*arg)
+			return fw_usage(cmd, "--kernel-release takes a release, not a path");
+		o->release = arg;
+		return EXIT_OK;
+	case 'm':
+		o->moddir = arg;
+		return EXIT_OK;
+	case 'k':
+		o->log = arg;
+		return EXIT_OK;
+	case 'n':
+		o->no_log = true;
+		return EXIT_OK;
+	}
+	return EXIT_USAGE;
+}
+
+static int option(void *ctx, int c, const char *arg)
+{
+	return fw_hw_option(ctx, "missing", c, arg);
+}
+
+/* The kernel log of o into h: --kernel-log FILE, else /dev/kmsg when the
+ * devices are this machine's. Returns false when a log asked for could
+ * not be read (said on stderr). */
+static int read_log(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h,
+		    struct fw_diag *d, bool *failed)
+{
+	const char *file = o->log ? o->log : "/dev/kmsg";
+	bool kmsg = !o->log;
+	int fd, r;
+
+	if (o->no_log || (!o->log && o->sysfs))
+		return 0;
+	fd = open(file, O_RDONLY | O_CLOEXEC | (kmsg ? O_NONBLOCK : 0));
+	if (fd < 0) {
+		/* /dev/kmsg is root's where dmesg_restrict is set: a note, not
+		 * a failure; a file asked for is one. */
+		if (kmsg) {
+			fw_err("%s: %s: kernel log not read: %s (--no-kernel-log)", cmd, file,
+			       strerror(errno));
+			return 0;
+		}
+		fw_diag_add(d, file, 0, "cannot open: %s", strerror(errno));
+		*failed = true;
+		return 0;
+	}
+	r = fw_hw_read_log(h, fd, file, kmsg, d);
+	close(fd);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		*failed = true;
+	return 0;
+}
+
+int fw_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h, bool *failed)
+{
+	struct fw_diag d = { 0 };
+	struct utsname u;
+	char *moddir = NULL;
+	int r;
+
+	*failed = false;
+	if (o->release && o->moddir)
+		return fw_usage(cmd, "give --kernel-release R or --modules-dir DIR, not both");
+	if (o->log && o->no_log)
+		return fw_usage(cmd, "give --kernel-log FILE or --no-kernel-log, not both");
+	if (o->moddir) {
+		moddir = strdup(o->moddir);
+	} else if (o->release) {
+		moddir = fw_asprintf("/lib/modules/%s", o->release);
+	} else if (uname(&u) == 0) {
+		moddir = fw_asprintf("/lib/modules/%s", u.release);
+	} else {
+		fw_err("%s: uname: %s", cmd, strerror(errno));
+		return EXIT_FINDING;
+	}
+	if (!moddir)
+		goto nomem;
+	r = fw_hw_scan(h, o->sysfs ? o->sysfs : "/sys/devices", &d);
+	if (r == -ENOMEM)
+		goto nomem;
+	if (r < 0)
+		*failed = true;
+	r = fw_hw_resolve(h, moddir, &d);
+	if (r == -ENOMEM)
+		goto nomem;
+	if (r < 0)
+		*failed = true;
+	r = read_log(cmd, o, h, &d, failed);
+	if (r == 0)
+		r = fw_hw_add_log_names(h);
+	if (r < 0)
+		goto nomem;
+	if (h->bad || d.nomem)
+		*failed = true;
+	fw_print_diag(&d);
+	fw_diag_free(&d);
+	free(moddir);
+	return -1;
+nomem:
+	fw_print_diag(&d);
+	fw_diag_free(&d);
+	free(moddir);
+	fw_err("%s: out of memory", cmd);
+	return EXIT_FINDING;
+}
+
+static const char *const status_word[] = { "installed", "missing", "unknown", "alt" };
+static const char *const status_json[] = { "installed", "missing", "no-package",
+					   "alternative" };
+
+/* Is name (or its .xz, .zst) under the firmware directory? Symlinks in
+ * it are followed as the kernel's loader does, never out of it. */
+static bool installed(int fwfd, const char *name)
+{
+	static const char *const suffix[] = { "", ".xz", ".zst" };
+
+	if (fwfd < 0)
+		return false;
+	for (size_t i = 0; i < FW_ARRAY_SIZE(suffix); i++) {
+		char *n = fw_asprintf("%s%s", name, suffix[i]);
+		int fd = n ? fw_open_resolve(fwfd, n, O_RDONLY | O_CLOEXEC) : -ENOMEM;
+
+		free(n);
+		if (fd >= 0) {
+			close(fd);
+			return true;
+		}
+	}
+	return false;
+}
+
+int fw_hw_report_build(struct fw_hw_report *rep, const struct fw_hw *h, const struct fw_cli *cli,
+		       const struct fw_tree *t)
+{
+	struct fw_plan_opts po = { .sel = cli->sel, .comp = FW_COMP_NONE, .no_licences = true };
+	char *where = NULL;
+	int fwfd = -1, r;
+
+	rep->fwfd = -1;
+	if (fw_fwreqs_build(&rep->q, &h->mods) < 0 || fw_plan_build(&rep->p, t, &po, NULL) < 0)
+		return -ENOMEM;
+	rep->have_plan = true;
+	rep->st = calloc(rep->q.n ? rep->q.n : 1, sizeof(*rep->st));
+	rep->pkg = calloc(rep->q.n ? rep->q.n : 1, sizeof(*rep->pkg));
+	if (!rep->st || !rep->pkg)
+		return -ENOMEM;
+	/* Nothing installed yet is an answer, not a failure. */
+	fwfd = fw_cli_open_dest(cli, false, &where);
+	if (fwfd == -ENOENT)
+		fwfd = -1;
+	else if (fwfd < 0) {
+		free(where);
+		return fwfd;
+	}
+	rep->where = where;
+	rep->fwfd = fwfd;
+	for (size_t i = 0; i < rep->q.n; i++) {
+		const struct fw_plan_entry *e = fw_plan_find_name(&rep->p, rep->q.v[i].name);
+
+		if (e && (e->blob || e->kind == FW_PLAN_FILE))
+			rep->pkg[i] = fw_plan_package(&rep->p, e);
+		if (installed(fwfd, rep->q.v[i].name))
+			rep->st[i] = FW_HW_INSTALLED;
+		else
+			rep->st[i] = rep->pkg[i] ? FW_HW_MISSING : FW_HW_NOPKG;
+	}
+	/* A group with one member installed is satisfied: the others are
+	 * alternatives the driver does not need. */
+	for (size_t g = 0; g < rep->q.ng; g++) {
+		const struct fw_fwgroup *x = &rep->q.g[g];
+		bool sat = false;
+
+		for (size_t k = 0; k < x->nmembers; k++)
+			sat |= rep->st[x->members[k]] == FW_HW_INSTALLED;
+		if (sat)
+			for (size_t k = 0; k < x->nmembers; k++)
+				if (rep->st[x->members[k]] != FW_HW_INSTALLED)
+					rep->st[x->members[k]] = FW_HW_ALT;
+	}
+	r = 0;
+	for (size_t i = 0; i < rep->q.n; i++) {
+		rep->n[rep->st[i]]++;
+		if (rep->st[i] == FW_HW_MISSING) {
+			bool seen = false;
+
+			for (size_t k = 0; k < rep->npkgs; k++)
+				seen |= strcmp(rep->pkgs[k], rep->pkg[i]) == 0;
+			if (!seen) {
+				if (fw_grow(&rep->pkgs, &rep->cap_pkgs, rep->npkgs, sizeof(*rep->pkgs)) < 0)
+					return -ENOMEM;
+				rep->pkgs[rep->npkgs++] = rep->pkg[i];
+			}
+		}
+	}
+	if (rep->npkgs > 1)
+		qsort(rep->pkgs, rep->npkgs, sizeof(*rep->pkgs), fw_strcmp_ptr);
+	return r;
+}
+
+void fw_hw_report_free(struct fw_hw_report *rep)
+{
+	if (rep->have_plan)
+		fw_plan_free(&rep->p);
+	fw_fwreqs_free(&rep->q);
+	free(rep->st);
+	free(rep->pkg);
+	free(rep->pkgs);
+	free(rep->where);
+	if (rep->fwfd >= 0)
+		close(rep->fwfd);
+	memset(rep, 0, sizeof(*rep));
+	rep->fwfd = -1;
+}
+
+bool fw_hw_in_log(const struct fw_hw *h, const char *name)
+{
+	for (size_t i = 0; i < h->nlog; i++)
+		if (strcmp(h->log[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static void json_strs_mods(const struct fw_hw *h, const size_t *v, size_t n)
+{
+	printf("[");
+	for (size_t k = 0; k < n; k++) {
+		printf("%s", k ? "," : "");
+		fw_json_str(stdout, h->mods.v[v[k]].name);
+	}
+	printf("]");
+}
+
+static void print_json(const struct fw_hw *h, const struct fw_hw_report *rep)
+{
+	printf("{\"devices\":[");
+	for (size_t i = 0; i < h->ndev; i++) {
+		printf("%s{\"path\":", i ? "," : "");
+		fw_json_str(stdout, h->dev[i].path);
+		printf(",\"modalias\":");
+		fw_json_str(stdout, h->dev[i].modalias);
+		printf(",\"modules\":");
+		json_strs_mods(h, h->dev[i].mods, h->dev[i].nmods);
+		printf("}");
+	}
+	printf("],\"modules\":[");
+	for (size_t i = 0; i < h->mods.n; i++) {
+		printf("%s{\"name\":", i ? "," : "");
+		fw_json_str(stdout, h->mods.v[i].name);
+		printf(",\"path\":");
+		if (h->mod[i].builtin)
+			printf("null");
+		else
+			fw_json_str(stdout, h->mods.v[i].path);
+		printf(",\"bound\":%s,\"builtin\":%s,\"kernel_log_only\":%s,\"depends\":",
+		       h->mod[i].bound ? "true" : "false", h->mod[i].builtin ? "true" : "false",
+		       h->mod[i].log_only ? "true" : "false");
+		json_strs_mods(h, h->mod[i].deps, h->mod[i].ndeps);
+		printf("}");
+	}
+	printf("],\"firmware\":[");
+	for (size_t i = 0; i < rep->q.n; i++) {
+		const struct fw_fwreq *x = &rep->q.v[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		fw_json_str(stdout, x->name);
+		printf(",\"status\":\"%s\",\"package\":", status_json[rep->st[i]]);
+		if (rep->pkg[i])
+			fw_json_str(stdout, rep->pkg[i]);
+		else
+			printf("null");
+		printf(",\"group\":");
+		if (x->group >= 0)
+			fw_json_str(stdout, rep->q.g[x->group].pattern);
+		else
+			printf("null");
+		printf(",\"kernel_log\":%s,\"modules\":", fw_hw_in_log(h, x->name) ? "true" : "false");
+		json_strs_mods(h, x->mods, x->nmods);
+		printf("}");
+	}
+	printf("],\"install\":[");
+	for (size_t k = 0; k < rep->npkgs; k++) {
+		printf("%s", k ? "," : "");
+		fw_json_str(stdout, rep->pkgs[k]);
+	}
+	printf("],\"summary\":{\"devices\":%zu,\"modules\":%zu,\"names\":%zu,\"installed\":%zu,"
+	       "\"missing\":%zu,\"no_package\":%zu,\"alternatives\":%zu,\"unreadable\":%zu}}\n",
+	       h->ndev, h->mods.n, rep->q.n, rep->n[FW_HW_INSTALLED], rep->n[FW_HW_MISSING],
+	       rep->n[FW_HW_NOPKG], rep->n[FW_HW_ALT], h->bad);
+}
+
+static void print_text(const struct fw_hw *h, const struct fw_hw_report *rep)
+{
+	size_t bound = 0;
+
+	for (size_t i = 0; i < rep->q.n; i++) {
+		const struct fw_fwreq *x = &rep->q.v[i];
+
+		printf("%-9s %s", status_word[rep->st[i]], fw_esc(x->name));
+		if (rep->pkg[i] && rep->st[i] != FW_HW_INSTALLED)
+			printf(": %s %s", rep->st[i] == FW_HW_MISSING ? "install" : "in", rep->pkg[i]);
+		else if (!rep->pkg[i] && rep->st[i] != FW_HW_INSTALLED)
+			printf(": in no package");
+		printf("  (");
+		for (size_t k = 0; k < x->nmods; k++)
+			printf("%s%s", k ? " " : "", h->mods.v[x->mods[k]].name);
+		printf(")%s\n", fw_hw_in_log(h, x->name) ? " [kernel log]" : "");
+	}
+	for (size_t g = 0; g < rep->q.ng; g++) {
+		const struct fw_fwgroup *x = &rep->q.g[g];
+		long by = -1;
+
+		for (size_t k = x->nmembers; k-- > 0;)
+			if (rep->st[x->members[k]] == FW_HW_INSTALLED && by < 0)
+				by = (long)x->members[k];
+		if (by >= 0)
+			printf("group     %s: %s: satisfied by %s (%zu alternatives)\n",
+			       h->mods.v[x->module].name, fw_esc(x->pattern),
+			       fw_esc(rep->q.v[by].name), x->nmembers);
+		else
+			printf("group     %s: %s: none of %zu alternatives installed\n",
+			       h->mods.v[x->module].name, fw_esc(x->pattern), x->nmembers);
+	}
+	for (size_t i = 0; i < h->ndev; i++)
+		bound += h->dev[i].nmods > 0;
+	printf("%zu devices (%zu bound), %zu modules, %zu firmware names: %zu installed, "
+	       "%zu missing, %zu in no package, %zu alternatives\n",
+	       h->ndev, bound, h->mods.n, rep->q.n, rep->n[FW_HW_INSTALLED],
+	       rep->n[FW_HW_MISSING], rep->n[FW_HW_NOPKG], rep->n[FW_HW_ALT]);
+	if (rep->npkgs) {
+		printf("to install:");
+		for (size_t k = 0; k < rep->npkgs; k++)
+			printf(" %s", rep->pkgs[k]);
+		printf("\n");
+	}
+}
+
+int cmd_missing(int argc, char **argv)
+{
+	struct fw_cli cli = FW_CLI_INIT("missing");
+	struct fw_hw_opts o = { 0 };
+	struct fw_diag d = { 0 };
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	struct fw_hw h = { 0 };
+	struct fw_hw_report rep = { .fwfd = -1 };
+	bool failed = false;
+	int ret, r;
+
+	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
+	if (ret >= 0)
+		goto out;
+	ret = fw_cli_prepare(&cli, &t, &d, NULL);
+	if (ret != EXIT_OK)
+		goto out;
+	ret = fw_hw_gather("missing", &o, &h, &failed);
+	if (ret >= 0)
+		goto out;
+	r = fw_hw_report_build(&rep, &h, &cli, &t);
+	if (r == -ENOMEM) {
+		fw_err("missing: out of memory");
+		ret = EXIT_FINDING;
+		goto out;
+	}
+	if (r < 0) {
+		ret = EXIT_FINDING;
+		goto out;
+	}
+	if (fw_json)
+		print_json(&h, &rep);
+	else
+		print_text(&h, &rep);
+	ret = failed || rep.n[FW_HW_MISSING] || d.n ? EXIT_FINDING : EXIT_OK;
+out:
+	fw_hw_report_free(&rep);
+	fw_hw_free(&h);
+	fw_cli_free(&cli);
+	fw_tree_free(&t);
+	fw_diag_free(&d);
+	return ret;
+}

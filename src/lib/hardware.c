@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The hardware present: sysfs modaliases -> kernel modules (libkmod) -> firmware names. */
+#include "hardware.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libkmod.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* ---- the walk ---- */
+
+/* The directories entered, by device and inode: one met again (a bind
+ * mount of an ancestor, or of a directory walked already) is not entered
+ * twice, so no cycle makes the walk endless. Open addressing, grown at
+ * half full. */
+struct seen {
+	struct { dev_t dev; ino_t ino; bool used; } *v;
+	size_t n, cap;
+};
+
+static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
+{
+	uint64_t x = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ (uint64_t)ino;
+
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9u;
+	return (size_t)(x ^ (x >> 32)) & (cap - 1);
+}
+
+/* 1 when added, 0 when there already, -ENOMEM. */
+static int seen_add(struct seen *s, dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct seen b = { .cap = s->cap ? 2 * s->cap : 256 };
+
+		b.v = calloc(b.cap, sizeof(*b.v));
+		if (!b.v)
+			return -ENOMEM;
+		for (size_t k = 0; k < s->cap; k++) {
+			if (!s->v[k].used)
+				continue;
+			for (i = seen_hash(s->v[k].dev, s->v[k].ino, b.cap); b.v[i].used;
+			     i = (i + 1) & (b.cap - 1))
+				;
+			b.v[i] = s->v[k];
+		}
+		b.n = s->n;
+		free(s->v);
+		*s = b;
+	}
+	for (i = seen_hash(dev, ino, s->cap); s->v[i].used; i = (i + 1) & (s->cap - 1))
+		if (s->v[i].dev == dev && s->v[i].ino == ino)
+			return 0;
+	s->v[i].dev = dev;
+	s->v[i].ino = ino;
+	s->v[i].used = true;
+	s->n++;
+	return 1;
+}
+
+/* Read dfd/modalias (path, for messages) into *out: a regular file, read
+ * FW_HW_MODALIAS_MAX + 1 bytes at most, one trailing newline dropped,
+ * printable ASCII without blanks. 0, -ENOMEM, or -EINVAL with a finding. */
+static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *d)
+{
+	char buf[FW_HW_MODALIAS_MAX + 1];
+	size_t len = 0;
+	struct stat st;
+	int fd, r = 0;
+
+	*out = NULL;
+	/* O_NONBLOCK: a FIFO planted in a copy must not hang the walk. */
+	fd = openat(dfd, "modalias", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		fw_diag_add(d, path, 0, "cannot open: %s",
+			    errno == ELOOP ? "a symlink; not followed" : strerror(errno));
+		return -EINVAL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fw_diag_add(d, path, 0, "not a regular file");
+		close(fd);
+		return -EINVAL;
+	}
+	/* sysfs gives a page-sized st_size whatever the content: read until
+	 * the end, and never more than one byte past the bound. */
+	while (len < sizeof(buf)) {
+		ssize_t k = read(fd, buf + len, sizeof(buf) - len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			fw_diag_add(d, path, 0, "cannot read: %s", strerror(errno));
+			r = -EINVAL;
+			break;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	close(fd);
+	if (r < 0)
+		return r;
+	if (len > FW_HW_MODALIAS_MAX) {
+		fw_diag_add(d, path, 0, "longer than %u bytes: not a modalias", FW_HW_MODALIAS_MAX);
+		return -EINVAL;
+	}
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len == 0) {
+		fw_diag_add(d, path, 0, "empty: no modalias");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] <= ' ' || buf[i] > '~') {
+			fw_diag_add(d, path, 0,
+				    "not a modalias: byte 0x%02x at offset %zu (printable ASCII only)",
+				    (unsigned char)buf[i], i);
+			return -EINVAL;
+		}
+	}
+	*out = fw_strndup(buf, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int add_dev(struct fw_hw *h, const char *path, char *modalias)
+{
+	char *p = strdup(path);
+
+	if (!p || fw_grow(&h->dev, &h->cap_dev, h->ndev, sizeof(*h->dev)) < 0) {
+		free(p);
+		free(modalias);
+		return -ENOMEM;
+	}
+	h->dev[h->ndev++] = (struct fw_hw_dev){ .path = p, .modalias = modalias };
+	return 0;
+}
+
+/* Walk dfd (named path), depth first, entries in byte order. */
+static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, unsigned depth,
+		struct fw_diag *d)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	if (depth > FW_HW_DEPTH_MAX) {
+		fw_diag_add(d, path, 0, "directories nested deeper than %u; not walked further",
+			    FW_HW_DEPTH_MAX);
+		h->bad++;
+		return 0;
+	}
+	r = fw_read_dir_sorted(dfd, &names, &n);
+	if (r < 0) {
+		fw_diag_add(d, path, 0, "cannot read directory: %s", strerror(-r));
+		h->bad++;
+		return r == -ENOMEM ? r : 0;
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct stat st;
+		char *sub;
+
+		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* gone meanwhile: sysfs changes as devices come and go */
+		if (strcmp(names[i], "modalias") == 0 && !S_ISLNK(st.st_mode)) {
+			char *alias;
+
+			sub = fw_asprintf("%s/modalias", path);
+			if (!sub) {
+				r = -ENOMEM;
+				break;
+			}
+			r = read_modalias(dfd, sub, &alias, d);
+			free(sub);
+			if (r == -EINVAL) {
+				h->bad++;
+				r = 0;
+			} else if (r == 0) {
+				r = add_dev(h, path, alias);
+			}
+			continue;
+		}
+		/* Only real directories: subsystem, driver, firmware_node and
+		 * the like are symlinks back into the tree. */
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		sub = fw_asprintf("%s/%s", path, names[i]);
+		if (!sub) {
+			r = -ENOMEM;
+			break;
+		}
+		r = seen_add(seen, st.st_dev, st.st_ino);
+		if (r == 0) {
+			fw_diag_add(d, sub, 0, "directory met before (a bind mount?); not walked again");
+			h->bad++;
+		} else if (r > 0) {
+			int cfd = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			r = 0;
+			if (cfd < 0) {
+				fw_diag_add(d, sub, 0, "cannot open directory: %s", strerror(errno));
+				h->bad++;
+			} else {
+				r = walk(h, seen, cfd, sub, depth + 1, d);
+				close(cfd);
+			}
+		}
+		free(sub);
+	}
+	fw_free_strv(names, n);
+	return r;
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	return strcmp(((const struct fw_hw_dev *)a)->path, ((const struct fw_hw_dev *)b)->path);
+}
+
+int fw_hw_scan(struct fw_hw *h, const char *dir, struct fw_diag *d)
+{
+	struct seen seen = { 0 };
+	struct stat st;
+	char *top = NULL;
+	int dfd, sub, r;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		fw_diag_add(d, dir, 0, "cannot open directory: %s", strerror(-r));
+		return r;
+	}
+	/* A copy of /sys: its devices/ (bus/, class/ beside it only link
+	 * into it). */
+	sub = openat(dfd, "devices", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub >= 0) {
+		close(dfd);
+		dfd = sub;
+		top = fw_asprintf("%s%sdevices", dir,
+				  *dir && dir[strlen(dir) - 1] == '/' ? "" : "/");
+	} else {
+		top = strdup(dir);
+	}
+	if (!top) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	if (fstat(dfd, &st) < 0)
+		r = -errno;
+	else
+		r = seen_add(&seen, st.st_dev, st.st_ino);
+	if (r >= 0)
+		r = walk(h, &seen, dfd, top, 0, d);
+	/* A device before those below it (the walk meets a directory's
+	 * subdirectories before its own modalias when they sort first). */
+	if (h->ndev > 1)
+		qsort(h->dev, h->ndev, sizeof(*h->dev), cmp_dev);
+	close(dfd);
+	free(top);
+	free(seen.v);
+	return r;
+}
+
+/* ---- modules ---- */
+
+long fw_hw_find_mod(const struct fw_hw *h, const char *name)
+{
+	for (size_t i = 0; i < h->mods.n; i++)
+		if (strcmp(h->mods.v[i].name, name) == 0)
+			return (long)i;
+	return -1;
+}
+
+static bool needs(const struct fw_hw *h, size_t b, size_t m, unsigned depth)
+{
+	if (b == m)
+		return true;
+	/* depmod refuses dependency cycles; the bound is for a broken index. */
+	if (depth > 64)
+		return false;
+	for (size_t k = 0; k < h->mod[b].ndeps; k++)
+		if (needs(h, h->mod[b].deps[k], m, depth + 1))
+			return true;
+	return false;
+}
+
+bool fw_hw_needs(const struct fw_hw *h, size_t b, size_t m)
+{
+	return needs(h, b, m, 0);
+}
+
+static int push_str(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	char *x;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i], s) == 0)
+			return 0;
+	if (fw_grow(v, cap, *n, sizeof(**v)) < 0)
+		return -ENOMEM;
+	x = strdup(s);
+	if (!x)
+		return -ENOMEM;
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+static int push_idx(size_t **v, size_t *n, size_t x)
+{
+	size_t cap = *n;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == x)
+			return 0;
+	/* Exact growth: these lists are short (a device's modules, a
+	 * module's dependencies). */
+	if (fw_grow(v, &cap, *n, sizeof(**v)) < 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+static int add_deps(struct fw_hw *h, size_t i, struct kmod_list *deps, unsigned depth,
+		    struct fw_diag *d);
+
+/* The module mod in h (added with its firmware and, recursively, its
+ * dependencies when new): its index in *at. 0, -ENOMEM. */
+static int add_mod(struct fw_hw *h, struct kmod_module *mod, size_t *at, unsigned depth,
+		   struct fw_diag *d)
+{
+	const char *name = kmod_module_get_name(mod), *path = kmod_module_get_path(mod);
+	struct kmod_list *info = NULL, *deps, *l;
+	struct fw_modinfo m = { 0 };
+	long found = fw_hw_find_mod(h, name);
+	size_t i;
+	int r;
+
+	if (found >= 0) {
+		*at = (size_t)found;
+		return 0;
+	}
+	m.name = strdup(name);
+	m.path = strdup(path ? path : "(builtin)");
+	if (!m.name || !m.path || fw_grow(&h->mods.v, &h->mods.cap, h->mods.n, sizeof(*h->mods.v)) < 0 ||
+	    fw_grow(&h->mod, &h->cap_mod, h->mods.n, sizeof(*h->mod)) < 0) {
+		fw_modinfo_free(&m);
+		return -ENOMEM;
+	}
+	i = h->mods.n++;
+	h->mods.v[i] = m;
+	h->mod[i] = (struct fw_hw_mod){ .builtin = !path };
+	*at = i;
+	/* modinfo's own reader: the module's .modinfo, or for one built in
+	 * modules.builtin.modinfo. */
+	r = kmod_module_get_info(mod, &info);
+	if (r < 0) {
+		fw_diag_add(d, h->mods.v[i].path, 0, "cannot read the module's information: %s",
+			    strerror(-r));
+		h->bad++;
+		h->mods.bad++;
+	}
+	r = 0;
+	kmod_list_foreach(l, info) {
+		if (strcmp(kmod_module_info_get_key(l), "firmware") == 0)
+			r = push_str(&h->mods.v[i].firmware, &h->mods.v[i].nfirmware,
+				     &h->mods.v[i].firmware_cap, kmod_module_info_get_value(l));
+		if (r < 0)
+			break;
+	}
+	kmod_module_info_free_list(info);
+	if (r < 0 || depth > 64)
+		return r;
+	/* What modprobe loads with it: its dependencies, then the modules
+	 * its softdep configuration names (r8169's realtek). */
+	deps = kmod_module_get_dependencies(mod);
+	r = add_deps(h, i, deps, depth, d);
+	kmod_module_unref_list(deps);
+	if (r == 0) {
+		struct kmod_list *pre = NULL, *post = NULL;
+
+		if (kmod_module_get_softdeps(mod, &pre, &post) == 0) {
+			r = add_deps(h, i, pre, depth, d);
+			if (r == 0)
+				r = add_deps(h, i, post, depth, d);
+		}
+		kmod_module_unref_list(pre);
+		kmod_module_unref_list(post);
+	}
+	return r;
+}
+
+static int add_deps(struct fw_hw *h, size_t i, struct kmod_list *deps, unsigned depth,
+		    struct fw_diag *d)
+{
+	struct kmod_list *l;
+	int r = 0;
+
+	kmod_list_foreach(l, deps) {
+		struct kmod_module *dm = kmod_module_get_module(l);
+		size_t k;
+
+		r = add_mod(h, dm, &k, depth + 1, d);
+		kmod_module_unref(dm);
+		if (r == 0 && k != i)
+			r = push_idx(&h->mod[i].deps, &h->mod[i].ndeps, k);
+		if (r < 0)
+			break;
+	}
+	return r;
+}
+
+/* libkmod prints its errors to stderr by default; the library never does. */
+static void kmod_quiet(void *data, int priority, const char *file, int line, const char *fn,
+		       const char *format, va_list args)
+{
+	(void)data, (void)priority, (void)file, (void)line, (void)fn, (void)format, (void)args;
+}
+
+int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d)
+{
+	struct kmod_ctx *ctx;
+	char *idx = fw_asprintf("%s/modules.alias.bin", moddir);
+	int r = 0;
+
+	if (!idx)
+		return -ENOMEM;
+	/* Without depmod's index every lookup finds nothing: say so, rather
+	 * than report hardware that needs no module. */
+	if (access(idx, R_OK) < 0) {
+		r = -errno;
+		fw_diag_add(d, idx, 0, "%s: modaliases cannot be resolved (run depmod for this kernel)",
+			    strerror(-r));
+		free(idx);
+		return r;
+	}
+	free(idx);
+	ctx = kmod_new(moddir, NULL);
+	if (!ctx)
+		return -ENOMEM;
+	kmod_set_log_fn(ctx, kmod_quiet, NULL);
+	/* Every index at once when they are there; a lookup opens the one it
+	 * needs otherwise. */
+	(void)kmod_load_resources(ctx);
+	for (size_t i = 0; i < h->ndev && r == 0; i++) {
+		struct kmod_list *list = NULL, *l;
+		struct fw_hw_dev *dv = &h->dev[i];
+
+		r = kmod_module_new_from_lookup(ctx, dv->modalias, &list);
+		if (r < 0) {
+			fw_diag_add(d, dv->path, 0, "modalias %s: lookup failed: %s",
+				    dv->modalias, strerror(-r));
+			h->bad++;
+			r = r == -ENOMEM ? r : 0;
+			continue;
+		}
+		kmod_list_foreach(l, list) {
+			struct kmod_module *mod = kmod_module_get_module(l);
+			size_t k;
+
+			r = add_mod(h, mod, &k, 0, d);
+			kmod_module_unref(mod);
+			if (r == 0) {
+				h->mod[k].bound = true;
+				r = push_idx(&dv->mods, &dv->nmods, k);
+			}
+			if (r < 0)
+				break;
+		}
+		kmod_module_unref_list(list);
+	}
+	kmod_unref(ctx);
+	return r;
+}
+
+/* ---- the kernel log ---- */
+
+#define FW_LOAD_MSG "Direct firmware load for "
+#define FW_LOAD_END " failed"
+
+bool fw_hw_log_parse(const char *msg, size_t len, const char **name, size_t *nlen,
+		     const char **who, size_t *wlen)
+{
+	const char *p = memmem(msg, len, FW_LOAD_MSG, strlen(FW_LOAD_MSG)), *n, *e, *w = msg;
+	size_t rest;
+
+	if (!p)
+		return false;
+	n = p + strlen(FW_LOAD_MSG);
+	rest = len - (size_t)(n - msg);
+	e = memmem(n, rest, FW_LOAD_END, strlen(FW_LOAD_END));
+	if (!e || e == n)
+		return false;
+	/* dmesg's "[   12.345678] " before the device. */
+	if (w < p && *w == '[') {
+		const char *c = memchr(w, ']', (size_t)(p - w));
+
+		if (c) {
+			w = c + 1;
+			while (w < p && *w == ' ')
+				w++;
+		}
+	}
+	*name = n;
+	*nlen = (size_t)(e - n);
+	*who = w;
+	*wlen = (size_t)(p - w);
+	if (*wlen >= 2 && w[*wlen - 2] == ':' && w[*wlen - 1] == ' ')
+		*wlen -= 2;
+	return true;
+}
+
+static int log_line(struct fw_hw *h, const char *msg, size_t len, const char *file,
+		    unsigned line, struct fw_diag *d)
+{
+	const char *name, *who, *why;
+	size_t nlen, wlen;
+	char *n, *w, *f;
+
+	if (!fw_hw_log_parse(msg, len, &name, &nlen, &who, &wlen))
+		return 0;
+	n = fw_strndup(name, nlen);
+	if (!n)
+		return -ENOMEM;
+	why = memchr(n, '\0', nlen) ? "a NUL byte" : fw_name_problem(n);
+	if (why) {
+		fw_diag_add(d, file, line, "firmware name %s: %s; skipped", fw_esc(n), why);
+		free(n);
+		return 0;
+	}
+	for (size_t i = 0; i < h->nlog; i++) {
+		if (strcmp(h->log[i].name, n) == 0) {
+			free(n);
+			return 0;
+		}
+	}
+	w = fw_strndup(who, wlen);
+	f = strdup(file);
+	if (!w || !f || fw_grow(&h->log, &h->cap_log, h->nlog, sizeof(*h->log)) < 0) {
+		free(n), free(w), free(f);
+		return -ENOMEM;
+	}
+	h->log[h->nlog++] = (struct fw_hw_log){ .name = n, .who = w, .file = f, .line = line };
+	return 0;
+}
+
+/* /dev/kmsg: one record per read(), "PRI,SEQ,TIME,FLAGS;MESSAGE\n" and
+ * continuation lines; EAGAIN at the end, EPIPE when the ring overwrote
+ * the next record (the reader moves on). */
+static int read_kmsg(struct fw_hw *h, int fd, const char *file, struct fw_diag *d)
+{
+	char buf[FW_HW_LOG_LINE_MAX];
+	unsigned rec = 0;
+	int r = 0;
+
+	for (;;) {
+		ssize_t k = read(fd, buf, sizeof(buf));
+		const char *msg, *end;
+
+		if (k < 0 && (errno == EINTR || errno == EPIPE))
+			continue;
+		if (k < 0 && errno == EAGAIN)
+			return 0;
+		if (k < 0) {
+			r = -errno;
+			fw_diag_add(d, file, 0, "cannot read: %s", strerror(-r));
+			return r;
+		}
+		if (k == 0)
+			return 0;
+		rec++;
+		msg = memchr(buf, ';', (size_t)k);
+		if (!msg)
+			continue;
+		msg++;
+		end = memchr(msg, '\n', (size_t)(buf + k - msg));
+		r = log_line(h, msg, (size_t)((end ? end : buf + k) - msg), file, rec, d);
+		if (r < 0)
+			return r;
+	}
+}
+
+int fw_hw_read_log(struct fw_hw *h, int fd, const char *file, bool kmsg, struct fw_diag *d)
+{
+	char *buf;
+	size_t len = 0;
+	unsigned line = 1;
+	bool skipping = false;
+	int r = 0;
+
+	if (kmsg)
+		return read_kmsg(h, fd, file, d);
+	/* One line at a time in a fixed buffer: a log of any size costs
+	 * FW_HW_LOG_LINE_MAX bytes. */
+	buf = malloc(FW_HW_LOG_LINE_MAX);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k = read(fd, buf + len, FW_HW_LOG_LINE_MAX - len);
+		size_t start = 0;
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			fw_diag_add(d, file, line, "cannot read: %s", strerror(-r));
+			break;
+		}
+		if (k == 0) {
+			if (len && !skipping)
+				r = log_line(h, buf, len, file, line, d);
+			break;
+		}
+		len += (size_t)k;
+		for (;;) {
+			char *nl = memchr(buf + start, '\n', len - start);
+
+			if (!nl)
+				break;
+			if (!skipping)
+				r = log_line(h, buf + start, (size_t)(nl - buf - start), file, line, d);
+			skipping = false;
+			line++;
+			start = (size_t)(nl - buf) + 1;
+			if (r < 0)
+				break;
+		}
+		if (r < 0)
+			break;
+		memmove(buf, buf + start, len - start);
+		len -= start;
+		if (len == FW_HW_LOG_LINE_MAX) {
+			if (!skipping)
+				fw_diag_add(d, file, line, "line longer than %u bytes; skipped",
+					    FW_HW_LOG_LINE_MAX);
+			skipping = true;
+			len = 0;
+		}
+	}
+	free(buf);
+	return r;
+}
+
+int fw_hw_add_log_names(struct fw_hw *h)
+{
+	for (size_t i = 0; i < h->nlog; i++) {
+		const struct fw_hw_log *g = &h->log[i];
+		size_t wl = strcspn(g->who, " ");
+		char *drv = wl ? fw_strndup(g->who, wl) : strdup("(kernel log)");
+		struct fw_modinfo *m;
+		long k;
+		int r;
+
+		if (!drv)
+			return -ENOMEM;
+		for (char *c = drv; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		k = fw_hw_find_mod(h, drv);
+		if (k < 0) {
+			struct fw_modinfo nm = { .name = drv, .path = strdup(g->file) };
+
+			drv = NULL;
+			if (!nm.path || fw_grow(&h->mods.v, &h->mods.cap, h->mods.n, sizeof(*h->mods.v)) < 0 ||
+			    fw_grow(&h->mod, &h->cap_mod, h->mods.n, sizeof(*h->mod)) < 0) {
+				fw_modinfo_free(&nm);
+				return -ENOMEM;
+			}
+			k = (long)h->mods.n++;
+			h->mods.v[k] = nm;
+			h->mod[k] = (struct fw_hw_mod){ .log_only = true };
+		}
+		free(drv);
+		m = &h->mods.v[k];
+		r = push_str(&m->firmware, &m->nfirmware, &m->firmware_cap, g->name);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void fw_hw_free(struct fw_hw *h)
+{
+	for (size_t i = 0; i < h->ndev; i++) {
+		free(h->dev[i].path);
+		free(h->dev[i].modalias);
+		free(h->dev[i].mods);
+	}
+	free(h->dev);
+	for (size_t i = 0; i < h->mods.n; i++)
+		free(h->mod[i].deps);
+	free(h->mod);
+	fw_modset_free(&h->mods);
+	for (size_t i = 0; i < h->nlog; i++) {
+		free(h->log[i].name);
+		free(h->log[i].who);
+		free(h->log[i].file);
+	}
+	free(h->log);
+	memset(h, 0, sizeof(*h));
+}
