@@ -23,16 +23,18 @@ static const struct fw_cli_opt opts[] = {
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] licenses [--package P] [--select FILE] [--json]\n"
 		"\n"
-		"Report the licences of the tree's blobs. First every blob that cannot be\n"
-		"shipped or has a licence problem, and why: no licence, a licence missing\n"
-		"from manifests/licenses, a licence text missing from LICENSES/, an\n"
-		"undistributable blob present in firmware/, a free licence without its\n"
-		"Source:, Licence: wording that only names a file the tree lacks, or an\n"
-		"undistributable licence (a refused blob the tree rightly leaves out).\n"
-		"Then the blobs and bytes of each category (free, non-free,\n"
-		"undistributable, unknown), then each licence of the policy with its\n"
-		"category, the number of blobs under it and the policy's reason. Exit 1 if\n"
-		"there is any problem; a refused blob left out is none.\n"
+		"Report the licences of the tree's blobs, with the verdict every command\n"
+		"gives. First every blob with a licence problem (what check finds too): no\n"
+		"licence, a licence missing from manifests/licenses, a licence text missing\n"
+		"from LICENSES/, an undistributable blob present in firmware/, Licence:\n"
+		"wording that only names a file the tree lacks. Then every refused blob (an\n"
+		"undistributable licence, a copyleft one without its source) with the\n"
+		"cause, and every dual-licensed blob with the branch it ships under. A free\n"
+		"licence without its source only makes a blob non-free. Then the blobs and\n"
+		"bytes of each category (free, non-free, undistributable, unknown), then\n"
+		"each licence of the policy with its category, the number of blobs under\n"
+		"it and the policy's reason. Exit 1 if there is any problem; a refused blob\n"
+		"left out is none.\n"
 		"\n",
 	.opts = opts,
 };
@@ -66,9 +68,9 @@ int cmd_licenses(int argc, char **argv)
 	struct fw_cli cli = FW_CLI_INIT("licenses");
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
-	struct problem *probs = NULL;
+	struct problem *probs = NULL, *duals = NULL;
 	unsigned *counts = NULL;
-	size_t nprobs = 0, nrefused = 0;
+	size_t nprobs = 0, nrefused = 0, ndual = 0;
 	struct cat_count cc[FW_ARRAY_SIZE(cats)] = { { 0 } };
 	int ret;
 	bool partial;
@@ -83,7 +85,8 @@ int cmd_licenses(int argc, char **argv)
 	partial = cli.sel.pkg || cli.sel.blob;
 	counts = calloc(t.policy.n + 1, sizeof(*counts));
 	probs = calloc(t.nblobs + 1, sizeof(*probs));
-	if (!counts || !probs) {
+	duals = calloc(t.nblobs + 1, sizeof(*duals));
+	if (!counts || !probs || !duals) {
 		fw_err("out of memory");
 		goto out;
 	}
@@ -100,24 +103,33 @@ int cmd_licenses(int argc, char **argv)
 		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 			if (b->cat == cats[k])
 				cc[k].blobs++, cc[k].bytes += blob_bytes(b);
-		if (!b->lproblems) {
-			bool nomem;
-
-			/* A blob that cannot ship, though nothing is wrong. */
-			text = fw_blob_refused_text(&t, b, &nomem);
-			if (nomem) {
+		if (!b->findings) {
+			/* A blob that cannot ship, though nothing is wrong:
+			 * refused, with the verdict's cause; a dual licence
+			 * that ships says which branch it ships under. */
+			if (b->cat == FW_CAT_FREE || b->cat == FW_CAT_NONFREE) {
+				if (!b->branch)
+					continue;
+				text = fw_blob_verdict_text(&t, b);
+				if (!text) {
+					fw_err("out of memory");
+					goto out;
+				}
+				duals[ndual++] = (struct problem){ b, text, false };
+				continue;
+			}
+			text = fw_blob_verdict_text(&t, b);
+			if (!text) {
 				fw_err("out of memory");
 				goto out;
 			}
-			if (text) {
-				probs[nprobs++] = (struct problem){ b, text, true };
-				nrefused++;
-			}
+			probs[nprobs++] = (struct problem){ b, text, true };
+			nrefused++;
 			continue;
 		}
-		/* The first problem of the blob, in the model's order: the
+		/* The first finding of the blob, in the model's order: the
 		 * rest follow from it or are fixed with it. */
-		text = fw_licence_problem_text(&t, b, b->lproblems & -b->lproblems);
+		text = fw_licence_problem_text(&t, b, b->findings & -b->findings);
 		if (!text) {
 			fw_err("out of memory");
 			goto out;
@@ -131,7 +143,25 @@ int cmd_licenses(int argc, char **argv)
 			fw_json_str(stdout, probs[i].b->e->name);
 			printf(",\"line\":%u,\"problem\":", probs[i].b->e->line);
 			fw_json_str(stdout, probs[i].text);
-			printf(",\"refused\":%s}", probs[i].refused ? "true" : "false");
+			printf(",\"refused\":%s", probs[i].refused ? "true" : "false");
+			if (probs[i].b->branch) {
+				printf(",\"licence_used\":");
+				fw_json_str(stdout, probs[i].b->branch);
+			}
+			printf("}");
+		}
+		printf("],\"dual\":[");
+		for (size_t i = 0; i < ndual; i++) {
+			printf("%s{\"name\":", i ? "," : "");
+			fw_json_str(stdout, duals[i].b->e->name);
+			printf(",\"line\":%u,\"category\":\"%s\",\"licence\":", duals[i].b->e->line,
+			       fw_category_name(duals[i].b->cat));
+			fw_json_str(stdout, duals[i].b->lic->spdx);
+			printf(",\"licence_used\":");
+			fw_json_str(stdout, duals[i].b->branch);
+			printf(",\"verdict\":");
+			fw_json_str(stdout, duals[i].text);
+			printf("}");
 		}
 		printf("],\"categories\":[");
 		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
@@ -164,11 +194,27 @@ int cmd_licenses(int argc, char **argv)
 		}
 		printf("]}\n");
 	} else {
-		if (nprobs) {
-			printf("Problems (%zu):\n", nprobs);
+		if (nprobs > nrefused) {
+			printf("Problems (%zu):\n", nprobs - nrefused);
 			for (size_t i = 0; i < nprobs; i++)
-				printf("  %s:%u: %s: %s\n", t.whence.path, probs[i].b->e->line,
-				       fw_esc(probs[i].b->e->name), probs[i].text);
+				if (!probs[i].refused)
+					printf("  %s:%u: %s: %s\n", t.whence.path, probs[i].b->e->line,
+					       fw_esc(probs[i].b->e->name), probs[i].text);
+			printf("\n");
+		}
+		if (nrefused) {
+			printf("Refused (%zu):\n", nrefused);
+			for (size_t i = 0; i < nprobs; i++)
+				if (probs[i].refused)
+					printf("  %s:%u: %s: %s\n", t.whence.path, probs[i].b->e->line,
+					       fw_esc(probs[i].b->e->name), probs[i].text);
+			printf("\n");
+		}
+		if (ndual) {
+			printf("Dual-licensed, shipped under one branch (%zu):\n", ndual);
+			for (size_t i = 0; i < ndual; i++)
+				printf("  %s:%u: %s: %s\n", t.whence.path, duals[i].b->e->line,
+				       fw_esc(duals[i].b->e->name), duals[i].text);
 			printf("\n");
 		}
 		printf("%-36s %6s %12s\n", "Category", "Blobs", "Bytes");
@@ -192,7 +238,10 @@ int cmd_licenses(int argc, char **argv)
 out:
 	for (size_t i = 0; i < nprobs; i++)
 		free(probs[i].text);
+	for (size_t i = 0; i < ndual; i++)
+		free(duals[i].text);
 	free(probs);
+	free(duals);
 	free(counts);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

@@ -35,7 +35,9 @@ static const struct fw_cli_help help = {
 		"       fwdist list --whence FILE [--summary] [--json]\n"
 		"\n"
 		"List every blob and link of the tree: kind, category, package, name (and a\n"
-		"link's target). With --whence, read FILE alone (any upstream WHENCE) and\n"
+		"link's target); with --json also whether it is refused, its verdict (the\n"
+		"category and why, as licenses gives it) and a dual licence's branch. With\n"
+		"--whence, read FILE alone (any upstream WHENCE) and\n"
 		"list its entries, or with --summary count its keyword lines.\n"
 		"\n",
 	.opts = opts,
@@ -234,6 +236,22 @@ int cmd_list(int argc, char **argv)
 			printf(",\"category\":\"%s\"", b ? fw_category_name(b->cat) : "unknown");
 			json_opt("package", pname);
 			json_opt("licence", b && b->lic ? b->lic->spdx : NULL);
+			/* The verdict, as check and licenses give it: shipped
+			 * or refused, why, and a dual licence's branch. */
+			if (b) {
+				char *v = fw_blob_verdict_text(&t, b);
+
+				if (!v) {
+					fw_err("out of memory");
+					ret = EXIT_FINDING;
+					goto out;
+				}
+				printf(",\"refused\":%s",
+				       b->cat == FW_CAT_FREE || b->cat == FW_CAT_NONFREE ? "false" : "true");
+				json_opt("licence_used", b->branch);
+				json_opt("verdict", v);
+				free(v);
+			}
 			if (!l && b && b->sum) {
 				char hex[FW_SHA256_HEX + 1];
 

@@ -126,12 +126,8 @@ static void check_licences(const struct fw_tree *t, struct fw_diag *d)
 		for (size_t k = 0; k < FW_ARRAY_SIZE(per_blob); k++) {
 			char *text;
 
-			if (!(b->lproblems & per_blob[k]))
-				continue;
-			/* A refused blob, absent, documents the refusal: what
-			 * its wording names ships to no one. */
-			if (per_blob[k] == FW_LP_WORDING_FILE && b->cat == FW_CAT_UNDISTRIBUTABLE &&
-			    (b->presence == FW_ABSENT || b->presence == FW_UNREACHABLE))
+			/* The model's findings: what licenses counts too. */
+			if (!(b->findings & per_blob[k]))
 				continue;
 			text = fw_licence_problem_text(t, b, per_blob[k]);
 			fw_diag_add(d, w->path, b->e->line, "%s: %s: %s", KIND(b->e), name,

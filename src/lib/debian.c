@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "modmap.h"
 #include "util.h"
@@ -396,8 +397,45 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The Homepage: field of the source paragraph (the first) of TEXT, a
+ * debian/control.in: its value, trimmed, into out (size outlen), or "" when
+ * the paragraph has none or the value is no http(s) URL of printable ASCII
+ * without blanks (AppStream's <url> then is left out rather than wrong). */
+static void control_homepage(const char *text, size_t len, char *out, size_t outlen)
+{
+	const char *end = text + len;
+
+	out[0] = '\0';
+	for (const char *l = text; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		const char *le = nl ? nl : end;
+		size_t n;
+
+		if (le == l)
+			return; /* the end of the source paragraph */
+		if ((size_t)(le - l) > 9 && strncasecmp(l, "Homepage:", 9) == 0) {
+			const char *v = l + 9;
+
+			while (v < le && (*v == ' ' || *v == '\t'))
+				v++;
+			while (le > v && (le[-1] == ' ' || le[-1] == '\t' || le[-1] == '\r'))
+				le--;
+			n = (size_t)(le - v);
+			if (n >= outlen || (strncmp(v, "https://", 8) != 0 && strncmp(v, "http://", 7) != 0))
+				return;
+			for (size_t i = 0; i < n; i++)
+				if (v[i] <= ' ' || v[i] > '~')
+					return;
+			memcpy(out, v, n);
+			out[n] = '\0';
+			return;
+		}
+		l = nl ? nl + 1 : end;
+	}
+}
+
 static int metainfo_with(FILE *f, const struct fw_plan *p, int pkg, const struct fw_modmap *m,
-			 struct fw_diag *d)
+			 const char *homepage, struct fw_diag *d)
 {
 	const struct fw_tree *t = p->t;
 	const struct fw_plan_entry **v;
@@ -468,6 +506,11 @@ static int metainfo_with(FILE *f, const struct fw_plan *p, int pkg, const struct
 	      "the kernel's firmware directory, where its request_firmware() finds them, with "
 	      "their licence texts; one package of the split of the fwdist firmware "
 	      "tree.</p>\n  </description>\n", f);
+	if (*homepage) {
+		fputs("  <url type=\"homepage\">", f);
+		xml_text(f, homepage);
+		fputs("</url>\n", f);
+	}
 	if (n) {
 		fputs("  <provides>\n", f);
 		for (size_t i = 0; i < nalias; i++) {
@@ -515,10 +558,23 @@ static int load_modmap(const struct fw_tree *t, struct fw_modmap *m, struct fw_d
 int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d)
 {
 	struct fw_modmap m = { 0 };
+	char homepage[512];
+	char *in = NULL;
+	size_t inlen = 0;
 	int r = load_modmap(p->t, &m, d);
 
+	/* The packages' homepage, as debian/control.in gives it. */
+	if (r == 0) {
+		r = fw_read_text(p->t->rootfd, CONTROL_IN, &in, &inlen);
+		if (r == -ENOENT)
+			r = 0;
+	}
+	homepage[0] = '\0';
+	if (r == 0 && in)
+		control_homepage(in, inlen, homepage, sizeof(homepage));
 	if (r == 0)
-		r = metainfo_with(f, p, pkg, &m, d);
+		r = metainfo_with(f, p, pkg, &m, homepage, d);
+	free(in);
 	fw_modmap_free(&m);
 	return r;
 }

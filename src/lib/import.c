@@ -46,11 +46,12 @@ void fw_import_report_free(struct fw_import_report *r)
 /* ---- the model of what was built ---- */
 
 /* The model of the stage; what its parsers say goes to d, or is dropped
- * (NULL) while the plan is still being pruned. */
+ * (NULL) while the plan is still being pruned. Its verdicts rest on SRC's
+ * files (sources present, text blobs), as the stage has none yet. */
 static int load_stage_diag(struct imp *im, struct fw_tree *t, struct fw_diag *d)
 {
 	struct fw_diag tmp = { 0 };
-	int r = fw_tree_load(t, im->stage_path, d ? d : &tmp);
+	int r = fw_tree_load_content(t, im->stage_path, im->srcfd, d ? d : &tmp);
 
 	fw_diag_free(&tmp);
 	return r;
@@ -749,10 +750,21 @@ static int import_manifests(struct imp *im)
 		/* Every reader's limits too (line lengths, sizes): what a
 		 * parser of the written files says fails the import here,
 		 * not `check` afterwards. */
-		r = load_stage_diag(im, &fin, im->d);
-		if (r < 0)
+		r = fw_tree_load(&fin, im->stage_path, im->d);
+		if (r < 0) {
+			fw_tree_free(&fin);
 			return r;
+		}
 		fw_tree_check_model(&fin, im->d);
+		/* The tree written judges by its own files what import judged
+		 * by SRC's: the same verdict for every blob, or no import. */
+		for (size_t i = 0; i < fin.nblobs && i < im->t.nblobs; i++)
+			if (fin.blobs[i].cat != im->t.blobs[i].cat)
+				fw_diag_add(im->d, FW_TREE_WHENCE, fin.blobs[i].e->line,
+					    "%s: %s in the tree written, %s at import",
+					    fw_esc(fin.blobs[i].e->name),
+					    fw_category_name(fin.blobs[i].cat),
+					    fw_category_name(im->t.blobs[i].cat));
 		if (im->d->n != before) {
 			fw_tree_free(&fin);
 			r = -EPROTO;

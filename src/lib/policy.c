@@ -169,6 +169,9 @@ struct spdx {
 	int depth;
 	int source; /* -1: categories as the policy gives them; 0/1: as shipped
 		     * without / with source (fw_spdx_eval_shipped) */
+	const char *branch; /* the top-level OR operand that gave the category */
+	size_t branch_len;
+	bool or_seen;       /* the expression has a top-level OR */
 };
 
 enum tok { T_END, T_ID, T_AND, T_OR, T_WITH, T_LP, T_RP, T_BAD };
@@ -304,19 +307,41 @@ static int eval_and(struct spdx *x, enum fw_category *cat)
 	return r;
 }
 
+/* The text [s, e) without its blanks at either end. */
+static void trimmed(const char *s, const char *e, const char **ts, size_t *tl)
+{
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*ts = s;
+	*tl = (size_t)(e - s);
+}
+
 static int eval_or(struct spdx *x, enum fw_category *cat)
 {
-	const char *st;
+	const char *st, *op = x->s;
 	size_t len;
 	int r = eval_and(x, cat);
+	bool top = x->depth == 0;
 
+	/* At the top level, remember which operand gave the category: the
+	 * first of the most favourable ones, the licence a blob ships under. */
+	if (r == 0 && top)
+		trimmed(op, x->s, &x->branch, &x->branch_len);
 	while (r == 0 && peek(x, &st, &len) == T_OR) {
 		enum fw_category c;
 
 		take(x, st, len);
+		op = x->s;
 		r = eval_and(x, &c);
-		if (r == 0 && c < *cat)
+		if (r == 0 && c < *cat) {
 			*cat = c;
+			if (top)
+				trimmed(op, x->s, &x->branch, &x->branch_len);
+		}
+		if (top)
+			x->or_seen = true;
 	}
 	return r;
 }
@@ -349,9 +374,18 @@ int fw_spdx_eval(const struct fw_policy *p, const char *expr, enum fw_category *
 }
 
 int fw_spdx_eval_shipped(const struct fw_policy *p, const char *expr, bool has_source,
-			 enum fw_category *cat, const char **syntax)
+			 enum fw_category *cat, const char **syntax, char **branch)
 {
 	struct spdx x = { .p = p, .s = expr, .source = has_source };
+	int r = spdx_run(&x, cat, syntax);
 
-	return spdx_run(&x, cat, syntax);
+	if (branch) {
+		*branch = NULL;
+		if (r == 0 && x.or_seen) {
+			*branch = fw_strndup(x.branch, x.branch_len);
+			if (!*branch)
+				return -ENOMEM;
+		}
+	}
+	return r;
 }

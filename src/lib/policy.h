@@ -53,8 +53,11 @@ int fw_spdx_eval(const struct fw_policy *p, const char *expr, enum fw_category *
  * source (a Source: line): each id is mapped first, a free id to non-free
  * without source (binary only), a copyleft id to free with source and to
  * undistributable without (GPL without its source may not be shipped);
- * then AND and OR combine as above. */
+ * then AND and OR combine as above. A dual licence (A OR B) ships under
+ * the branch most favourable to shipping: with branch non-NULL and a
+ * top-level OR in expr, *branch is that operand's text (a new string; the
+ * first of equally good ones), else NULL. */
 int fw_spdx_eval_shipped(const struct fw_policy *p, const char *expr, bool has_source,
-			 enum fw_category *cat, const char **syntax);
+			 enum fw_category *cat, const char **syntax, char **branch);
 
 #endif

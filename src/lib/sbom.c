@@ -362,6 +362,10 @@ static void write_cyclonedx(FILE *f, const struct sbom *s)
 			json_prop(f, "            ", false, "fwdist:size", size);
 			json_prop(f, "            ", false, "fwdist:category",
 				  fw_category_name(e->blob->cat));
+			/* A dual licence: the branch it ships under (the model's). */
+			if (e->blob->branch)
+				json_prop(f, "            ", false, "fwdist:licence-used",
+					  e->blob->branch);
 			if (e->blob->driver)
 				json_prop(f, "            ", false, "fwdist:driver", e->blob->driver);
 			fputs("\n          ]\n        }", f);

@@ -2,6 +2,7 @@
 /* The model of a firmware tree: load WHENCE, manifests/ and LICENSES/ once, cross-reference them. */
 #include "tree.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -227,18 +228,10 @@ static int resolve_licences(struct fw_tree *t)
 				b->lev = NULL;
 			}
 		}
-		/* Free means DFSG-free *and* built from source in the tree:
-		 * without a Source: the blob is binary-only, whatever its
-		 * licence says, so it never lands in main; and a copyleft
-		 * licence without its source may not be shipped at all
-		 * (Debian's reading of GPL firmware without source). */
-		b->cat = b->licence_cat;
 		if (b->lic && !b->lev->syntax) {
 			const char *syn;
 			struct copyleft_ctx c = { .p = &t->policy, .id = &b->copyleft_id };
 
-			fw_spdx_eval_shipped(&t->policy, b->lic->spdx, b->e->group != 0, &b->cat,
-					     &syn);
 			fw_spdx_eval(NULL, b->lic->spdx, &(enum fw_category){ 0 }, find_copyleft, &c,
 				     &syn);
 		}
@@ -569,6 +562,279 @@ static int wording_files(struct fw_tree *t)
 	return 0;
 }
 
+/* ---- the verdict: one place, for check, licenses, list, sbom and import ---- */
+
+static bool hex_digit(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Is [s, e) a line of Intel HEX (":10..."), an S-record ("S1...") or a
+ * bare hex dump: binary data written in hex digits, not a source? */
+static bool hex_line(const char *s, const char *e)
+{
+	size_t digits = 0;
+
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	if (s < e && *s == ':')
+		s++;
+	else if (e - s > 1 && *s == 'S' && s[1] >= '0' && s[1] <= '9')
+		s += 2;
+	for (; s < e; s++) {
+		if (hex_digit((unsigned char)*s))
+			digits++;
+		else if (*s != ' ' && *s != '\t')
+			return false;
+	}
+	return digits > 0;
+}
+
+bool fw_blob_is_text(const char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
+	const char *ls, *le;
+
+	if (len == 0 || len > FW_SELF_SOURCE_MAX)
+		return false;
+	while (p < end) {
+		unsigned c = *p, n, cp;
+
+		if (c < 0x80) {
+			/* Printable ASCII, tab, CR, LF: nothing else (NUL,
+			 * escape, form feed, DEL are not in a text someone edits). */
+			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+				return false;
+			p++;
+			continue;
+		}
+		/* UTF-8, strictly: no overlong form, no surrogate, nothing
+		 * past U+10FFFF, no C1 control. */
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return false;
+		if ((size_t)(end - p) <= n)
+			return false;
+		for (unsigned k = 1; k <= n; k++) {
+			if ((p[k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (p[k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+			return false;
+		p += n + 1;
+	}
+	/* Text, but binary data written in hex when every line that is not
+	 * blank is a hex line. */
+	for (ls = buf; ls < buf + len; ls = le + 1) {
+		const char *q;
+
+		le = memchr(ls, '\n', (size_t)(buf + len - ls));
+		if (!le)
+			le = buf + len;
+		for (q = ls; q < le && (*q == ' ' || *q == '\t' || *q == '\r'); q++)
+			;
+		if (q < le && !hex_line(q, le))
+			return true;
+	}
+	return false;
+}
+
+/* Is the tree name a blob or link of WHENCE (what a Source: must not be)? */
+static bool listed(const struct fw_tree *t, const char *name)
+{
+	const struct fw_name *x = fw_tree_find(t, name);
+
+	return x && (x->blob >= 0 || x->link >= 0);
+}
+
+/* Does directory dfd (tree name prefix) hold a regular file WHENCE does not
+ * list as a blob or link, at most depth levels down? Nothing is followed. */
+static int dir_has_source(const struct fw_tree *t, int dfd, const char *prefix, int depth)
+{
+	DIR *dir;
+	struct dirent *de;
+	int found = 0;
+
+	if (depth <= 0)
+		return 0;
+	dir = fdopendir(dfd);
+	if (!dir) {
+		close(dfd);
+		return 0;
+	}
+	while (!found && (de = readdir(dir))) {
+		struct stat st;
+		char *name;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		name = fw_asprintf("%s/%s", prefix, de->d_name);
+		if (!name) {
+			found = -ENOMEM;
+			break;
+		}
+		if (S_ISREG(st.st_mode)) {
+			found = !listed(t, name);
+		} else if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(dir), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				found = dir_has_source(t, sub, name, depth - 1);
+		}
+		free(name);
+	}
+	closedir(dir);
+	return found;
+}
+
+/* Does Source: name hold source in cfd: a regular file WHENCE does not list
+ * as a blob (a path that holds just the blob itself is no source), or a
+ * directory holding one? 1, 0 or -ENOMEM. */
+static int source_present(const struct fw_tree *t, int cfd, const char *name)
+{
+	const char *leaf;
+	struct stat st;
+	int pfd, r = 0;
+
+	if (cfd < 0 || fw_name_problem(name))
+		return 0;
+	pfd = fw_open_parent(cfd, name, 0, &leaf);
+	if (pfd < 0)
+		return 0;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISREG(st.st_mode)) {
+			r = !listed(t, name);
+		} else if (S_ISDIR(st.st_mode)) {
+			int dfd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (dfd >= 0)
+				r = dir_has_source(t, dfd, name, 16);
+		}
+	}
+	if (pfd != cfd)
+		close(pfd);
+	return r;
+}
+
+/* Is the blob, as cfd holds it, text (fw_blob_is_text)? */
+static bool blob_text(int cfd, const char *name)
+{
+	const char *leaf;
+	struct stat st;
+	char *buf;
+	bool text = false;
+	int pfd, fd;
+	ssize_t n;
+	size_t got = 0;
+
+	if (cfd < 0 || fw_name_problem(name))
+		return false;
+	pfd = fw_open_parent(cfd, name, 0, &leaf);
+	if (pfd < 0)
+		return false;
+	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (pfd != cfd)
+		close(pfd);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > FW_SELF_SOURCE_MAX) {
+		close(fd);
+		return false;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf) {
+		/* One byte more than the size: a file that grew is not judged
+		 * on a part of it. */
+		while (got <= (size_t)st.st_size &&
+		       (n = read(fd, buf + got, (size_t)st.st_size + 1 - got)) > 0)
+			got += (size_t)n;
+		text = got == (size_t)st.st_size && fw_blob_is_text(buf, got);
+		free(buf);
+	}
+	close(fd);
+	return text;
+}
+
+/* Each blob's category: its licence as shipped. Free means DFSG-free *and*
+ * built from source in the tree: a Source: counts only where the files it
+ * names are there (not a blob, not a directory of blobs alone), and a text
+ * blob is its own source. Without source a free licence gives non-free
+ * (binary only), a copyleft one undistributable: the GPL lets no one ship
+ * the binary without its source (Debian's reading of GPL firmware without
+ * source). A dual licence takes its most favourable branch. */
+static int verdicts(struct fw_tree *t, int cfd)
+{
+	const struct fw_whence *w = &t->whence;
+	signed char *src = calloc(w->nentries ? w->nentries : 1, 1);
+
+	if (!src)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nentries; i++) {
+		int r;
+
+		if (w->entries[i].kind != FW_E_SOURCE)
+			continue;
+		r = source_present(t, cfd, w->entries[i].name);
+		if (r < 0) {
+			free(src);
+			return r;
+		}
+		src[i] = (signed char)r;
+	}
+	for (size_t i = 0; i < t->nblobs; i++) {
+		struct fw_blob *b = &t->blobs[i];
+		const struct fw_whence_block *blk = &w->blocks[b->e->block];
+		enum fw_category with, without;
+		const char *syn;
+		char *br_with = NULL, *br_without = NULL;
+		int r;
+
+		b->cat = b->licence_cat;
+		if (!b->lic || b->lev->syntax)
+			continue;
+		for (unsigned k = blk->first; b->e->group && k < blk->first + blk->count; k++)
+			if (w->entries[k].kind == FW_E_SOURCE && w->entries[k].group == b->e->group &&
+			    src[k])
+				b->has_source = true;
+		r = fw_spdx_eval_shipped(&t->policy, b->lic->spdx, true, &with, &syn, &br_with);
+		if (r == 0)
+			r = fw_spdx_eval_shipped(&t->policy, b->lic->spdx, false, &without, &syn,
+						 &br_without);
+		if (r == -ENOMEM) {
+			free(br_with);
+			free(br_without);
+			free(src);
+			return r;
+		}
+		b->free_with_source = with == FW_CAT_FREE;
+		/* The blob is read only where its text makes a difference. */
+		if (!b->has_source && with != without && !b->duplicate)
+			b->self_source = blob_text(cfd, b->e->name);
+		if (b->has_source || b->self_source) {
+			b->cat = with;
+			b->branch = br_with;
+			free(br_without);
+		} else {
+			b->cat = without;
+			b->branch = br_without;
+			free(br_with);
+		}
+	}
+	free(src);
+	return 0;
+}
+
 /* The licence rules, in one place: what makes a blob's licence a problem. */
 static void licence_problems(struct fw_tree *t)
 {
@@ -602,14 +868,20 @@ static void licence_problems(struct fw_tree *t)
 			if (b->licence_cat == FW_CAT_FREE && b->cat != FW_CAT_FREE)
 				m |= FW_LP_FREE_NO_SOURCE;
 			/* Undistributable only because a copyleft licence's
-			 * source is not in the block. */
-			if (b->e->group == 0 && b->copyleft_id && b->cat == FW_CAT_UNDISTRIBUTABLE &&
-			    b->licence_cat != FW_CAT_UNDISTRIBUTABLE)
+			 * source is not in the tree. */
+			if (!b->has_source && !b->self_source && b->copyleft_id &&
+			    b->cat == FW_CAT_UNDISTRIBUTABLE && b->licence_cat != FW_CAT_UNDISTRIBUTABLE)
 				m |= FW_LP_COPYLEFT_NO_SOURCE;
 		}
 		if (b->e->licence && t->levals[b->e->licence - 1].absent_file)
 			m |= FW_LP_WORDING_FILE;
 		b->lproblems = m;
+		/* Findings: all but the facts; and a refused blob, absent,
+		 * documents its refusal: what its wording names ships to no one. */
+		b->findings = m & ~(unsigned)FW_LP_FACTS;
+		if (b->cat == FW_CAT_UNDISTRIBUTABLE &&
+		    (b->presence == FW_ABSENT || b->presence == FW_UNREACHABLE))
+			b->findings &= ~(unsigned)FW_LP_WORDING_FILE;
 	}
 }
 
@@ -699,6 +971,11 @@ static void resolve_links(struct fw_tree *t)
 
 int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 {
+	return fw_tree_load_content(t, root, -1, d);
+}
+
+int fw_tree_load_content(struct fw_tree *t, const char *root, int contentfd, struct fw_diag *d)
+{
 	char *buf = NULL;
 	size_t len;
 	int r;
@@ -757,6 +1034,9 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d)
 				 O_CLOEXEC);
 		t->fw_err = t->fwfd < 0 ? -errno : 0;
 		look_at_blobs(t);
+		r = verdicts(t, contentfd >= 0 ? contentfd : t->fwfd);
+	}
+	if (r == 0) {
 		/* Empty: its checksum line says zero bytes, or, without one,
 		 * the file is. The manifest decides where it speaks: a blob
 		 * truncated since is a size mismatch to report (install
@@ -785,8 +1065,8 @@ void fw_tree_free(struct fw_tree *t)
 	free(t->levals);
 	for (size_t i = 0; i < t->nlinks; i++)
 		free(t->links[i].resolved);
-	for (size_t i = 0; i < t->nblobs; i++)
-		free(t->blobs[i].more);
+	for (size_t i = 0; t->blobs && i < t->nblobs; i++)
+		free(t->blobs[i].more), free(t->blobs[i].branch);
 	for (size_t i = 0; t->texts && i < t->policy.n; i++)
 		free(t->texts[i].path);
 	free(t->texts);
@@ -930,15 +1210,15 @@ char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, 
 		return strdup(fw_text_problem(fw_tree_text(t, b->missing_text)));
 	case FW_LP_UNDIST_PRESENT:
 		if (b->lproblems & FW_LP_COPYLEFT_NO_SOURCE)
-			return fw_asprintf("copyleft licence %s but no Source: in its block: "
+			return fw_asprintf("copyleft licence %s but no source in the tree: "
 					   "undistributable: the blob must not be in the tree",
 					   fw_esc(b->copyleft_id));
 		return fw_asprintf("licence %s is undistributable: the blob must not be in the tree",
 				   spdx);
 	case FW_LP_FREE_NO_SOURCE:
-		return fw_asprintf("free licence (%s) but no Source: for it in its block", spdx);
+		return fw_asprintf("free licence (%s) but no source in the tree: non-free", spdx);
 	case FW_LP_COPYLEFT_NO_SOURCE:
-		return fw_asprintf("copyleft licence %s but no Source: in its block: undistributable",
+		return fw_asprintf("copyleft licence %s but no source in the tree: undistributable",
 				   fw_esc(b->copyleft_id ? b->copyleft_id : spdx));
 	case FW_LP_WORDING_FILE:
 		return fw_asprintf("its Licence: wording only names %s, which is not in the tree",
@@ -947,20 +1227,55 @@ char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, 
 	return strdup("unknown licence problem");
 }
 
-char *fw_blob_refused_text(const struct fw_tree *t, const struct fw_blob *b, bool *nomem)
+char *fw_blob_verdict_text(const struct fw_tree *t, const struct fw_blob *b)
 {
+	const char *spdx = b->lic ? fw_esc(b->lic->spdx) : NULL;
+	const char *src = b->has_source ? "source in the tree" :
+			  b->self_source ? "its own source (a text file)" : NULL;
+	char *under = NULL, *s;
 	const struct fw_policy_entry *p;
-	char *s;
 
-	*nomem = false;
-	if (b->duplicate || b->lproblems || !b->lic || b->cat != FW_CAT_UNDISTRIBUTABLE)
-		return NULL;
-	/* One id: its policy line says why; an expression: the expression. */
-	p = fw_policy_find(&t->policy, b->lic->spdx);
-	s = p ? fw_asprintf("undistributable: %s (%s); not in the tree, not shipped",
-			    fw_esc(p->id), p->reason) :
-		fw_asprintf("undistributable: %s; not in the tree, not shipped", fw_esc(b->lic->spdx));
-	*nomem = !s;
+	if (!b->lic)
+		return strdup("undistributable: no licence");
+	if (b->lev->syntax || b->lev->unknown) {
+		char *why = fw_lic_eval_text(b->lev, b->lic->spdx);
+
+		s = why ? fw_asprintf("unknown: %s", why) : NULL;
+		free(why);
+		return s;
+	}
+	/* A dual licence: the branch it ships under, said first. */
+	if (b->branch) {
+		under = fw_asprintf("%s, under %s", spdx, fw_esc(b->branch));
+		if (!under)
+			return NULL;
+		spdx = under;
+	}
+	switch (b->cat) {
+	case FW_CAT_FREE:
+		s = fw_asprintf("free: %s, %s", spdx, src ? src : "free licence");
+		break;
+	case FW_CAT_NONFREE:
+		s = b->free_with_source ?
+			    fw_asprintf("non-free: %s, a free licence without its source in the tree: "
+					"binary only", spdx) :
+			    fw_asprintf("non-free: %s, redistributable, binary only", spdx);
+		break;
+	case FW_CAT_UNDISTRIBUTABLE:
+		if (b->free_with_source) {
+			s = fw_asprintf("undistributable: %s, copyleft without its source in the tree: "
+					"no right to ship the binary alone", spdx);
+			break;
+		}
+		p = fw_policy_find(&t->policy, b->lic->spdx);
+		s = p ? fw_asprintf("undistributable: %s (%s)", spdx, p->reason) :
+			fw_asprintf("undistributable: %s", spdx);
+		break;
+	default:
+		s = fw_asprintf("%s: %s", fw_category_name(b->cat), spdx);
+		break;
+	}
+	free(under);
 	return s;
 }
 

@@ -62,6 +62,15 @@ enum fw_lic_problem {
 					     * undistributable (a fact of the tree, not a
 					     * check finding unless the blob is present) */
 };
+/* The facts among those bits: a verdict and its cause, not a finding. */
+#define FW_LP_FACTS (FW_LP_FREE_NO_SOURCE | FW_LP_COPYLEFT_NO_SOURCE)
+
+/* A blob is its own source (its preferred form of modification) when it is
+ * text, as NVRAM and configuration files are: at most this many bytes,
+ * valid UTF-8 without NUL or control characters but tab, CR and LF, and not
+ * an encoding of binary data (Intel HEX, S-records, a hex dump). */
+#define FW_SELF_SOURCE_MAX (1u << 20)
+bool fw_blob_is_text(const char *buf, size_t len);
 
 /* A further package whose split line also takes a blob. */
 struct fw_pkg_match {
@@ -90,6 +99,17 @@ struct fw_blob {
 	const char *missing_text;            /* FW_LP_NO_TEXT: the first id without a text */
 	const char *copyleft_id;             /* first id the policy calls copyleft, or NULL */
 	bool empty;                          /* zero bytes: shipped only by an empty:yes rule */
+	/* The verdict (cat), computed once here for every command and import. */
+	bool has_source;                     /* a Source: of its group names source files
+					      * present in the tree (not blobs, not only
+					      * a directory of blobs) */
+	bool self_source;                    /* no such source, but the blob is text:
+					      * its own preferred form (fw_blob_is_text) */
+	bool free_with_source;               /* its licence makes it free with source */
+	char *branch;                        /* a dual licence (A OR B): the operand it
+					      * ships under, else NULL */
+	unsigned findings;                   /* the lproblems bits that are findings
+					      * (check reports them, licenses exits 1) */
 };
 
 /* A licence text of LICENSES/, one per policy entry. */
@@ -177,6 +197,11 @@ struct fw_tree {
  * built regardless so one run reports everything. Returns 0, or -errno when
  * root or its WHENCE cannot be read at all (nothing to report on). */
 int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d);
+/* The same, the facts a verdict rests on (sources present, a blob's text)
+ * looked up in contentfd, a directory laid out as firmware/: import judges
+ * its stage by the upstream tree it copies from, so the tree it writes gets
+ * the verdicts import gave. */
+int fw_tree_load_content(struct fw_tree *t, const char *root, int contentfd, struct fw_diag *d);
 void fw_tree_free(struct fw_tree *t);
 
 /* The licence text of a policy id, or NULL when the policy lacks it. */
@@ -193,11 +218,10 @@ const char *fw_text_problem(const struct fw_text *x);
 /* The words for one licence problem bit of b (a new string, NULL on ENOMEM);
  * check and licenses print the same words. */
 char *fw_licence_problem_text(const struct fw_tree *t, const struct fw_blob *b, unsigned bit);
-/* Why b cannot be shipped though the tree has no licence problem with it:
- * its licence is undistributable and firmware/ rightly leaves it out (an
- * import's refused blob, documented in WHENCE). A new string, or NULL with
- * *nomem false when it ships or has a problem of its own (lproblems). */
-char *fw_blob_refused_text(const struct fw_tree *t, const struct fw_blob *b, bool *nomem);
+/* Why b has its category (cat), in one line: the verdict every command
+ * shows ("free: GPL-2.0-only, source in the tree", "non-free: free licence
+ * MIT without its source: binary only", ...). A new string, NULL on ENOMEM. */
+char *fw_blob_verdict_text(const struct fw_tree *t, const struct fw_blob *b);
 /* The same for a licence line's expression: syntax error or unknown id. */
 char *fw_lic_eval_text(const struct fw_lic_eval *ev, const char *spdx);
 

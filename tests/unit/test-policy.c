@@ -3,6 +3,7 @@
 #include "policy.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "util.h"
 #include "unit.h"
@@ -629,19 +630,42 @@ TEST(copyleft_category_shipped)
 	CHECK_EQ_INT(fw_spdx_eval(&p, "GPL-2.0-only", &c, NULL, NULL, &syn), 0);
 	CHECK_EQ_INT(c, FW_CAT_COPYLEFT);
 	/* As shipped: with its source free, without it undistributable. */
-	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only", true, &c, &syn), 0);
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only", true, &c, &syn, NULL), 0);
 	CHECK_EQ_INT(c, FW_CAT_FREE);
-	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only", false, &c, &syn), 0);
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only", false, &c, &syn, NULL), 0);
 	CHECK_EQ_INT(c, FW_CAT_UNDISTRIBUTABLE);
 	/* A permissive licence without source is binary only. */
-	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "MIT", false, &c, &syn), 0);
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "MIT", false, &c, &syn, NULL), 0);
 	CHECK_EQ_INT(c, FW_CAT_NONFREE);
 	/* A choice: the non-free alternative ships when the source is absent. */
-	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only OR LicenseRef-nf", false, &c, &syn), 0);
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only OR LicenseRef-nf", false, &c, &syn, NULL), 0);
 	CHECK_EQ_INT(c, FW_CAT_NONFREE);
-	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only AND MIT", true, &c, &syn), 0);
+	/* The branch it ships under is said: the first of the best. */
+	{
+		char *br;
+
+		CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only OR LicenseRef-nf", false, &c, &syn,
+						  &br), 0);
+		CHECK_EQ_STR(br, "LicenseRef-nf");
+		free(br);
+		CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only OR LicenseRef-nf", true, &c, &syn,
+						  &br), 0);
+		CHECK_EQ_INT(c, FW_CAT_FREE);
+		CHECK_EQ_STR(br, "GPL-2.0-only");
+		free(br);
+		CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "(MIT AND LicenseRef-nf) OR GPL-2.0-only", false,
+						  &c, &syn, &br), 0);
+		CHECK_EQ_INT(c, FW_CAT_NONFREE);
+		CHECK_EQ_STR(br, "(MIT AND LicenseRef-nf)");
+		free(br);
+		/* No OR, no branch. */
+		CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "MIT AND (LicenseRef-nf OR MIT)", false, &c, &syn,
+						  &br), 0);
+		CHECK(br == NULL);
+	}
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only AND MIT", true, &c, &syn, NULL), 0);
 	CHECK_EQ_INT(c, FW_CAT_FREE);
-	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only AND", true, &c, &syn), -EINVAL);
+	CHECK_EQ_INT(fw_spdx_eval_shipped(&p, "GPL-2.0-only AND", true, &c, &syn, NULL), -EINVAL);
 	CHECK_EQ_STR(syn, "expression ends early");
 	fw_policy_free(&p);
 	fw_diag_free(&d);
