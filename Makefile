@@ -76,6 +76,15 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libfwdist.a $(LIBS)
 
+# The picture of a tree that tests/lib.sh's snapshot takes with find,
+# sha256sum and sort, in one process (tests/snapshot.c says why); the cases
+# use it when FWDIST_SNAPSHOT names it. Test equipment: never sanitized.
+SNAPSHOT = $(BUILD)/snapshot
+$(SNAPSHOT): tests/snapshot.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
+
 # ---- fuzzing (libFuzzer) ----
 # One binary per parser: tests/fuzz/fuzz-{text,image,tree}.c with -DFUZZ_<T>.
 FUZZ_TEXT  = whence sums policy split modmap licmap hwlog
@@ -208,8 +217,8 @@ unit: $(UNIT_BIN)
 # Cases run JOBS at a time (default: one per CPU); each has its own scratch tree.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
-cases: tools firmware
-	@FWDIST=$(abspath $(FWDIST)) tests/run-cases -j $(JOBS)
+cases: tools firmware $(SNAPSHOT)
+	@FWDIST=$(abspath $(FWDIST)) FWDIST_SNAPSHOT=$(abspath $(SNAPSHOT)) tests/run-cases -j $(JOBS)
 
 # No two library files may depend on each other, even through others: the
 # graph of which object uses which one's symbols (nm) has no cycle.
@@ -221,13 +230,13 @@ deps-cycles: lib
 # the runners' own checks, every option documented and the bash completion.
 # Every part runs; the exit says whether all passed. `make test` is the
 # whole suite.
-quick: tools firmware $(UNIT_BIN)
+quick: tools firmware $(UNIT_BIN) $(SNAPSHOT)
 	@s=0; \
 	tests/run-unit $(UNIT_BIN) || s=1; \
-	FWDIST=$(abspath $(FWDIST)) tests/run-cases -j $(JOBS) || s=1; \
+	FWDIST=$(abspath $(FWDIST)) FWDIST_SNAPSHOT=$(abspath $(SNAPSHOT)) tests/run-cases -j $(JOBS) || s=1; \
 	$(FWDIST) -C . check && echo "check-tree: ok" || s=1; \
 	tests/deps-cycles $(LIB_OBJ) || s=1; \
-	FWDIST=$(abspath $(FWDIST)) BUILD=$(BUILD) tests/runners || s=1; \
+	FWDIST=$(abspath $(FWDIST)) FWDIST_SNAPSHOT=$(abspath $(SNAPSHOT)) BUILD=$(BUILD) tests/runners || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/options-documented || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/completion/run || s=1; \
 	if [ $$s = 0 ]; then echo "quick: all passed"; else echo "quick: FAILED (see above)"; fi; \
