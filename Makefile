@@ -83,7 +83,7 @@ SNAPSHOT = $(BUILD)/snapshot
 $(SNAPSHOT): tests/snapshot.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
+	$(Q)$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -lcrypto
 
 # ---- fuzzing (libFuzzer) ----
 # One binary per parser: tests/fuzz/fuzz-{text,image,tree}.c with -DFUZZ_<T>.
