@@ -276,12 +276,14 @@ int cmd_install(int argc, char **argv)
 		fw_err("install: %s", strerror(-r));
 		goto out;
 	}
-	fd = fw_cli_open_dest(&cli, true, &where);
-	if (fd < 0)
-		goto out;
+	/* What dpkg owns, before the destination is made: a refusal leaves
+	 * nothing behind. */
 	if (fw_cli_dpkg_load(&cli, &db, "nothing installed") != EXIT_OK)
 		goto out;
 	o.inst.dpkg = &db;
+	fd = fw_cli_open_dest(&cli, true, &where);
+	if (fd < 0)
+		goto out;
 	if (fw_json) {
 		in_place = calloc(plan.n + 1, sizeof(*in_place));
 		if (!in_place) {

@@ -36,10 +36,10 @@ static int norm_path(const char *in, size_t len, bool merged, char *out, size_t 
 		if (n == 2 && in[s] == '.' && in[s + 1] == '.')
 			return -1;
 		if (first && merged && n == 3 && memcmp(in + s, "lib", 3) == 0) {
-			if (o + 4 >= cap)
+			if (o + 3 >= cap)
 				return -1;
-			memcpy(out + o, "usr/", 4);
-			o += 4;
+			memcpy(out + o, "usr", 3); /* and "/lib" below */
+			o += 3;
 		}
 		if (o + (o ? 1 : 0) + n >= cap)
 			return -1;
@@ -133,6 +133,7 @@ int fw_dpkg_load(int rootfd, const char *fwdir, struct fw_dpkg *db, struct fw_di
 	r = fw_read_dir_sorted(dfd, &names, &nn);
 	for (size_t i = 0; r == 0 && i < nn; i++) {
 		size_t n = strlen(names[i]);
+		struct stat st;
 		char *buf;
 		size_t len;
 
@@ -144,7 +145,12 @@ int fw_dpkg_load(int rootfd, const char *fwdir, struct fw_dpkg *db, struct fw_di
 			r = -E2BIG;
 			break;
 		}
-		r = fw_read_text(dfd, names[i], &buf, &len);
+		/* dpkg writes regular files there: a symlink could make a
+		 * file outside the root (or none) the list. */
+		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			r = -ELOOP;
+		else
+			r = fw_read_text(dfd, names[i], &buf, &len);
 		if (r < 0) {
 			fw_diag_add(d, "", 0, "%s/%s: cannot read dpkg's list of the package's files: %s",
 				    FW_DPKG_INFO, fw_esc(names[i]),
