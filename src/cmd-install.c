@@ -146,9 +146,9 @@ static void json_result(const char *where, enum fw_compress comp, const struct f
 	fw_json_str(stdout, where);
 	printf(",\"compress\":\"%s\",\"blobs\":%zu,\"links\":%zu,\"dedup_links\":%zu,"
 	       "\"licences\":%zu,\"unchanged\":%zu,\"removed\":%zu,\"kept\":%zu,\"failed\":%zu,"
-	       "\"installed\":{\"blobs\":",
+	       "\"dpkg\":%zu,\"installed\":{\"blobs\":",
 	       fw_compress_name(comp), res->blobs, res->links, res->dedup_links, res->licences,
-	       res->unchanged, res->removed, res->kept, res->failed);
+	       res->unchanged, res->removed, res->kept, res->failed, res->dpkg);
 	json_names(p, in_place, FW_PLAN_FILE, -1);
 	printf(",\"links\":");
 	json_names(p, in_place, FW_PLAN_LINK, 0);

@@ -86,9 +86,9 @@ static void json_result(const char *root, const struct fw_uninstall_result *res,
 	printf("{\"destination\":");
 	fw_json_str(stdout, root);
 	printf(",\"exists\":%s,\"blobs\":%zu,\"links\":%zu,\"licences\":%zu,\"kept\":%zu,"
-	       "\"failed\":%zu,\"removed\":{\"blobs\":", res ? "true" : "false",
+	       "\"failed\":%zu,\"dpkg\":%zu,\"removed\":{\"blobs\":", res ? "true" : "false",
 	       res ? res->blobs : 0, res ? res->links : 0, res ? res->licences : 0,
-	       res ? res->kept : 0, res ? res->failed : 0);
+	       res ? res->kept : 0, res ? res->failed : 0, res ? res->dpkg : 0);
 	if (res) {
 		json_names(res, FW_REC_FILE);
 		printf(",\"links\":");
