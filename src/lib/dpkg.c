@@ -215,13 +215,13 @@ const char *fw_dpkg_owner_any(const struct fw_dpkg *db, const char *name)
 	enum fw_compress c = fw_comp_of_name(name);
 	size_t n = strlen(name), base = n - strlen(fw_compress_suffix(c));
 
+	/* On the stack: out of memory must not read as "no owner". */
 	for (size_t i = 0; !o && i <= FW_ARRAY_SIZE(suf); i++) {
-		char *v = fw_asprintf("%.*s%s", (int)base, name, i ? suf[i - 1] : "");
+		char v[FW_LINE_MAX + 8];
 
-		if (!v)
-			return NULL;
-		o = fw_dpkg_owner(db, v);
-		free(v);
+		if (snprintf(v, sizeof(v), "%.*s%s", (int)base, name, i ? suf[i - 1] : "") <
+		    (int)sizeof(v))
+			o = fw_dpkg_owner(db, v);
 	}
 	return o;
 }

@@ -3,6 +3,7 @@
 #include "install-int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,10 +108,14 @@ void inst_mark_touched(const struct ctx *c, bool *touched)
 
 const char *inst_rec_owner(const struct ctx *c, const struct fw_record *rec, bool *marked)
 {
-	char *path = fw_asprintf("%s/%s.list", FW_RECORD_DIR, rec->package);
-	const char *o = path ? fw_dpkg_owner(c->o->dpkg, path) : NULL;
+	/* On the stack: out of memory must not read as "fwdist's". A
+	 * record's name is one directory entry (at most 255 bytes). */
+	char path[300];
+	const char *o = NULL;
 
-	free(path);
+	if (snprintf(path, sizeof(path), "%s/%s.list", FW_RECORD_DIR, rec->package) <
+	    (int)sizeof(path))
+		o = fw_dpkg_owner(c->o->dpkg, path);
 	*marked = false;
 	if (o)
 		return o;
