@@ -57,7 +57,9 @@ static int record_item(struct fw_record *r, const struct item *it)
 static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
 		       struct fw_dirset *dirs, struct fw_install_result *res)
 {
-	const char *o = fw_dpkg_owner_any(c->o->dpkg, e->name);
+	/* The exact name: another storage of it beside dpkg's is fwdist's
+	 * old one, removed as any other (the kernel would serve it too). */
+	const char *o = fw_dpkg_owner(c->o->dpkg, e->name);
 
 	if (o) {
 		/* A Debian package put its own file there since: it is that
