@@ -248,6 +248,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/install/planted
 	@FWDIST=$(abspath $(FWDIST)) tests/install/dataloss
 	@FWDIST=$(abspath $(FWDIST)) tests/install/memory
+	@FWDIST=$(abspath $(FWDIST)) tests/install/dpkg
 	@FWDIST=$(abspath $(FWDIST)) tests/alloc/run
 	@FWDIST=$(abspath $(FWDIST)) tests/sign/run
 	@FWDIST=$(abspath $(FWDIST)) tests/completion/run

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "dpkg.h"
 #include "fsutil.h"
 #include "json.h"
 #include "membudget.h"
@@ -625,6 +626,40 @@ int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where)
 	else
 		fw_err("%s: %s: %s", c->cmd, *where, fw_path_error(fd));
 	return fd;
+}
+
+int fw_cli_dpkg_load(const struct fw_cli *c, struct fw_dpkg *db, const char *refuse)
+{
+	const char *root = c->destdir && *c->destdir ? c->destdir : "/";
+	struct fw_diag d = { 0 };
+	char *where = NULL;
+	int fd, r;
+
+	memset(db, 0, sizeof(*db));
+	/* A firmware directory relative to the working directory, with no
+	 * root: no root's database speaks of it. */
+	if (root[0] == '/' && root[1] == '\0' && c->fwdir && c->fwdir[0] != '/')
+		return EXIT_OK;
+	/* The root as the destination's opener walks it (one component at a
+	 * time: a DESTDIR may be longer than PATH_MAX). */
+	fd = fw_dest_open(c->destdir, "/", false, &where);
+	free(where);
+	if (fd == -ENOENT)
+		return EXIT_OK; /* a new DESTDIR: no database */
+	if (fd < 0) {
+		fw_err("%s: %s: %s; %s", c->cmd, fw_esc(root), fw_path_error(fd), refuse);
+		return EXIT_FINDING;
+	}
+	r = fw_dpkg_load(fd, c->fwdir ? c->fwdir : fw_default_fwdir(fd), db, &d);
+	close(fd);
+	fw_print_diag(&d);
+	fw_diag_free(&d);
+	if (r < 0) {
+		fw_err("%s: %s: cannot tell which files dpkg owns (%s); %s", c->cmd, fw_esc(root),
+		       r == -ENOMEM ? "out of memory" : "see above", refuse);
+		return EXIT_FINDING;
+	}
+	return EXIT_OK;
 }
 
 /* The output file: a temporary beside it, renamed over it once complete,

@@ -121,6 +121,13 @@ int fw_cli_prepare(struct fw_cli *c, struct fw_tree *t, struct fw_diag *d, const
  * except -ENOENT without create (the caller says what that means). Returns
  * an fd or -errno; *where is the path (a new string, may be NULL). */
 int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where);
+struct fw_dpkg;
+/* Read dpkg's database of the destination's root (DESTDIR, else /) for its
+ * firmware directory (dpkg.h): EXIT_OK (no database: db->present false),
+ * or EXIT_FINDING with why printed, naming the command and what it then
+ * does not do (refuse, "nothing installed"): what dpkg owns must be known
+ * before anything is written or removed. */
+int fw_cli_dpkg_load(const struct fw_cli *c, struct fw_dpkg *db, const char *refuse);
 struct fw_rec_release;
 /* For verify-signature and install --require-signature: EXIT_OK when the
  * tree at fw_tree_root is what cert signed, with the release it is in rel

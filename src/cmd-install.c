@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dpkg.h"
 #include "fwdist.h"
 #include "json.h"
 #include "install.h"
@@ -65,6 +66,15 @@ static const struct fw_cli_opt opts[] = {
 	  "print what was installed as one JSON object instead\n"
 	  "of the summary: counts, the names of each kind in\n"
 	  "place, the problems, the exit", NULL },
+	{ "adopt-packaged", 'a', false, NULL,
+	  "take over a record marked as a Debian package's\n"
+	  "(#packaged) that no dpkg database here lists (the\n"
+	  "package's files copied by hand): install rewrites it\n"
+	  "as fwdist's. One dpkg lists stays the package's", NULL },
+	{ "packaged", 'p', false, NULL,
+	  "mark each record written as the Debian package's of\n"
+	  "the same name (debian/rules builds the packages so):\n"
+	  "once the .deb is installed, fwdist leaves it to apt", NULL },
 	{ "require-signature", 'S', false, NULL,
 	  "first check manifests/pins.p7s against CERT (--cert)\n"
 	  "and the tree against the signed pins (see fwdist\n"
@@ -98,6 +108,12 @@ static const struct fw_cli_help help = {
 		"destination's filesystem, per batch) before they are renamed into place,\n"
 		"and the record only once everything it names is on disk: a crash leaves\n"
 		"each name old or new, and running again completes the install.\n"
+		"On a root with a dpkg database (var/lib/dpkg), a name a dpkg package\n"
+		"owns (in any of its storages, /lib/firmware or /usr/lib/firmware on a\n"
+		"merged-/usr root) is left alone: not written, replaced or removed, and\n"
+		"neither is any name of a package whose record a Debian package ships.\n"
+		"Each such package is named once on standard error, with a count and a\n"
+		"few names; they are no failure (exit 0 when all else is installed).\n"
 		"\n",
 	.opts = opts,
 };
@@ -130,9 +146,9 @@ static void json_result(const char *where, enum fw_compress comp, const struct f
 	fw_json_str(stdout, where);
 	printf(",\"compress\":\"%s\",\"blobs\":%zu,\"links\":%zu,\"dedup_links\":%zu,"
 	       "\"licences\":%zu,\"unchanged\":%zu,\"removed\":%zu,\"kept\":%zu,\"failed\":%zu,"
-	       "\"installed\":{\"blobs\":",
+	       "\"dpkg\":%zu,\"installed\":{\"blobs\":",
 	       fw_compress_name(comp), res->blobs, res->links, res->dedup_links, res->licences,
-	       res->unchanged, res->removed, res->kept, res->failed);
+	       res->unchanged, res->removed, res->kept, res->failed, res->dpkg);
 	json_names(p, in_place, FW_PLAN_FILE, -1);
 	printf(",\"links\":");
 	json_names(p, in_place, FW_PLAN_LINK, 0);
@@ -187,6 +203,12 @@ static int option(void *ctx, int c, const char *arg)
 	case 'A':
 		o->inst.allow_downgrade = true;
 		return EXIT_OK;
+	case 'a':
+		o->inst.adopt_packaged = true;
+		return EXIT_OK;
+	case 'p':
+		o->inst.packaged = true;
+		return EXIT_OK;
 	}
 	return EXIT_USAGE;
 }
@@ -200,6 +222,7 @@ int cmd_install(int argc, char **argv)
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	struct fw_dpkg db = { 0 };
 	char *where = NULL, *kpath = NULL;
 	bool *in_place = NULL;
 	int r, fd = -1, ret;
@@ -253,6 +276,11 @@ int cmd_install(int argc, char **argv)
 		fw_err("install: %s", strerror(-r));
 		goto out;
 	}
+	/* What dpkg owns, before the destination is made: a refusal leaves
+	 * nothing behind. */
+	if (fw_cli_dpkg_load(&cli, &db, "nothing installed") != EXIT_OK)
+		goto out;
+	o.inst.dpkg = &db;
 	fd = fw_cli_open_dest(&cli, true, &where);
 	if (fd < 0)
 		goto out;
@@ -285,6 +313,8 @@ int cmd_install(int argc, char **argv)
 			printf("; removed %zu old name%s", res.removed, res.removed == 1 ? "" : "s");
 		if (res.kept)
 			printf("; kept %zu changed old name%s", res.kept, res.kept == 1 ? "" : "s");
+		if (res.dpkg)
+			printf("; left %zu to dpkg", res.dpkg);
 		printf("%s\n", res.failed ? "; failed: see above" : "");
 	}
 	if (res.failed) {
@@ -301,6 +331,7 @@ out:
 	free(where);
 	free(kpath);
 	free(in_place);
+	fw_dpkg_free(&db);
 	fw_plan_free(&plan);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dpkg.h"
 #include "fwdist.h"
 #include "json.h"
 #include "plan.h"
@@ -28,6 +29,11 @@ static const struct fw_cli_opt opts[] = {
 	  "record keeps the rest", NULL },
 	{ "force", 'F', false, NULL,
 	  "also remove recorded files changed since install", NULL },
+	{ "adopt-packaged", 'a', false, NULL,
+	  "remove a record marked as a Debian package's\n"
+	  "(#packaged) that no dpkg database here lists (the\n"
+	  "package's files copied by hand) as fwdist's. One\n"
+	  "dpkg lists is still refused", NULL },
 	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE",
 	  "memory the xz/zstd decoders may hold (as for install)", NULL },
 	{ "quiet", FW_OPT_QUIET, true, NULL,
@@ -48,6 +54,11 @@ static const struct fw_cli_help help = {
 		"(NAME, NAME.xz, NAME.zst) of the tree's blobs and links and its licence\n"
 		"texts. Also temporary files of an interrupted install and the directories\n"
 		"this leaves empty. Other files are never touched; nothing is followed.\n"
+		"On a root with a dpkg database (var/lib/dpkg), a file a dpkg package\n"
+		"owns is never removed (named once per package on standard error, no\n"
+		"failure). A record a Debian package ships (.fwdist/<package>.list in\n"
+		"its .deb, or marked #packaged) is the package's: uninstall then removes\n"
+		"nothing, names the package and exits 1; apt remove or apt purge does.\n"
 		"\n",
 	.opts = opts,
 };
@@ -75,9 +86,9 @@ static void json_result(const char *root, const struct fw_uninstall_result *res,
 	printf("{\"destination\":");
 	fw_json_str(stdout, root);
 	printf(",\"exists\":%s,\"blobs\":%zu,\"links\":%zu,\"licences\":%zu,\"kept\":%zu,"
-	       "\"failed\":%zu,\"removed\":{\"blobs\":", res ? "true" : "false",
+	       "\"failed\":%zu,\"dpkg\":%zu,\"removed\":{\"blobs\":", res ? "true" : "false",
 	       res ? res->blobs : 0, res ? res->links : 0, res ? res->licences : 0,
-	       res ? res->kept : 0, res ? res->failed : 0);
+	       res ? res->kept : 0, res ? res->failed : 0, res ? res->dpkg : 0);
 	if (res) {
 		json_names(res, FW_REC_FILE);
 		printf(",\"links\":");
@@ -105,6 +116,9 @@ static int option(void *ctx, int c, const char *arg)
 	case 'F':
 		o->un.force = true;
 		return EXIT_OK;
+	case 'a':
+		o->un.adopt_packaged = true;
+		return EXIT_OK;
 	}
 	return EXIT_USAGE;
 }
@@ -118,6 +132,7 @@ int cmd_uninstall(int argc, char **argv)
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	struct fw_dpkg db = { 0 };
 	char *root = NULL;
 	int r, fd = -1, ret;
 
@@ -146,6 +161,9 @@ int cmd_uninstall(int argc, char **argv)
 	}
 	if (fd < 0)
 		goto out;
+	if (fw_cli_dpkg_load(&cli, &db, "nothing removed") != EXIT_OK)
+		goto out;
+	o.un.dpkg = &db;
 	r = fw_uninstall(&plan, fd, &o.un, &res, &d);
 	fw_print_diag(&d);
 	if (r < 0) {
@@ -165,12 +183,15 @@ int cmd_uninstall(int argc, char **argv)
 		       res.licences == 1 ? "" : "s");
 		if (res.kept)
 			printf("; kept %zu", res.kept);
+		if (res.dpkg)
+			printf("; left %zu to dpkg", res.dpkg);
 		printf("\n");
 	}
 out:
 	if (fd >= 0)
 		close(fd);
 	free(root);
+	fw_dpkg_free(&db);
 	fw_uninstall_result_free(&res);
 	fw_plan_free(&plan);
 	fw_cli_free(&cli);

@@ -249,7 +249,7 @@ static void *worker(void *arg)
 		if (k >= c->ncopies)
 			break;
 		i = c->order ? c->order[k] : k;
-		if (!c->items[i].err) {
+		if (!c->items[i].err && !c->items[i].dpkg) {
 			need = fw_compress_memusage(c->items[i].pe->comp, c->items[i].pe->size);
 			fw_mem_acquire(need);
 			do_copy(c, &c->items[i], &b);

@@ -23,6 +23,9 @@ struct item {
 	bool unchanged;          /* found in place with the right content: not rewritten */
 	int ok;
 	bool keep_old;           /* a link to it failed: keep its old variants */
+	bool dpkg;               /* a Debian package's: left alone (ok, never written) */
+	const char *owner;       /* that package (dpkg's database, or a record's mark) */
+	bool owner_marked;       /* named by a record's mark only */
 	bool made;               /* renamed into place by this install, */
 	unsigned made_epoch;     /* after this many settles */
 	char *err;               /* why it failed */
@@ -46,6 +49,7 @@ struct ctx {
 	struct stage *stages;
 	size_t nstages, cap_stages;
 	struct fw_records rec;
+	struct fw_dpkg_tally tally; /* the names left to Debian packages */
 	atomic_size_t next;    /* the workers' next index into order */
 	pthread_mutex_t lock;
 	size_t *order;         /* copies, largest first: the workers' order; or NULL */
@@ -114,7 +118,14 @@ void inst_rec_states(const struct ctx *c, const struct fw_rec_entry **v, size_t 
 /* Read the records into c->rec before anything is written; -ECANCELED
  * (reported in c->d) when one is not fwdist's to act on. */
 int inst_load_records(struct ctx *c);
-/* The packages whose records this install rewrites: touched[split.npkgs]. */
+/* The Debian package whose record rec is (*marked: by its #packaged mark
+ * only, no database lists it), or NULL when it is fwdist's. */
+const char *inst_rec_owner(const struct ctx *c, const struct fw_record *rec, bool *marked);
+/* Leave alone (it->dpkg, counted in c->tally) each item a Debian package
+ * owns: a name dpkg lists, any name of a package whose record is one's. */
+void inst_dpkg_mark(struct ctx *c);
+/* The packages whose records this install rewrites: touched[split.npkgs]
+ * (none whose record is a Debian package's). */
 void inst_mark_touched(const struct ctx *c, bool *touched);
 /* A signed release older than a touched package's record, or of its
  * serial with other pins: -ECANCELED (reported), unless allow_downgrade. */

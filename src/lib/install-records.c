@@ -3,6 +3,7 @@
 #include "install-int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,16 @@ static int record_item(struct fw_record *r, const struct item *it)
 static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
 		       struct fw_dirset *dirs, struct fw_install_result *res)
 {
+	/* The exact name: another storage of it beside dpkg's is fwdist's
+	 * old one, removed as any other (the kernel would serve it too). */
+	const char *o = fw_dpkg_owner(c->o->dpkg, e->name);
 
+	if (o) {
+		/* A Debian package put its own file there since: it is that
+		 * package's now, and no longer fwdist's to record. */
+		fw_dpkg_tally_add(&c->tally, o, e->name, false);
+		return false;
+	}
 	if (s == FW_REC_GONE) {
 		/* Its directory may be what an install killed while removing
 		 * the old names left empty: removed with the others if so. */
@@ -86,8 +96,84 @@ void inst_mark_touched(const struct ctx *c, bool *touched)
 	for (size_t i = 0; i < c->nitems; i++)
 		if (c->items[i].pe->pkg >= 0)
 			touched[c->items[i].pe->pkg] = true;
-	for (size_t k = 0; k < c->t->split.npkgs; k++)
+	for (size_t k = 0; k < c->t->split.npkgs; k++) {
+		const struct fw_record *rec = fw_records_get((struct fw_records *)&c->rec,
+							     c->t->split.pkgs[k].name);
+		bool marked;
+
 		touched[k] |= fw_plan_covers(c->p, (int)k);
+		/* A Debian package's record is apt's to change. */
+		if (rec && inst_rec_owner(c, rec, &marked))
+			touched[k] = false;
+	}
+}
+
+const char *inst_rec_owner(const struct ctx *c, const struct fw_record *rec, bool *marked)
+{
+	/* On the stack: out of memory must not read as "fwdist's". A
+	 * record's name is one directory entry (at most 255 bytes). */
+	char path[300];
+	const char *o = NULL;
+
+	if (snprintf(path, sizeof(path), "%s/%s.list", FW_RECORD_DIR, rec->package) <
+	    (int)sizeof(path))
+		o = fw_dpkg_owner(c->o->dpkg, path);
+	*marked = false;
+	if (o)
+		return o;
+	/* Marked, and no database here lists it (a package's tree copied by
+	 * hand, or its own build): the package's all the same, unless the
+	 * caller takes it over or builds that package. */
+	if (rec->packaged && !c->o->adopt_packaged && !c->o->packaged) {
+		*marked = true;
+		return rec->packaged;
+	}
+	return NULL;
+}
+
+void inst_dpkg_mark(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nitems; i++) {
+		struct item *it = &c->items[i];
+		const struct fw_plan_entry *pe = it->pe;
+		const struct fw_record *rec = pe->pkg < 0 ? NULL :
+			fw_records_get(&c->rec, c->t->split.pkgs[pe->pkg].name);
+		bool marked = false;
+		const char *o = rec ? inst_rec_owner(c, rec, &marked) : NULL;
+
+		/* Every storage of a name: NAME.xz beside dpkg's NAME would
+		 * be served after it, and installing it removes NAME. */
+		if (!o)
+			o = inst_is_licence(it) ? fw_dpkg_owner(c->o->dpkg, pe->final) :
+						  fw_dpkg_owner_any(c->o->dpkg, pe->final);
+		if (!o)
+			continue;
+		it->dpkg = true;
+		it->ok = 1; /* in place, as far as a link to it goes */
+		it->owner = o;
+		it->owner_marked = marked;
+		fw_dpkg_tally_add(&c->tally, o, pe->final, marked);
+	}
+	/* A link to a name left to a Debian package is left with it: the
+	 * package decides what stands at its target (it may not be there at
+	 * all under this install's compression, nor stay there); a link to
+	 * such a link too (until no more change: at most one pass a link). */
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t i = c->ncopies; i < c->nitems; i++) {
+			struct item *it = &c->items[i];
+			const struct item *to = it->pe->needs < 0 ? NULL : &c->items[it->pe->needs];
+
+			if (it->dpkg || !to || !to->dpkg)
+				continue;
+			it->dpkg = true;
+			it->ok = 1;
+			it->owner = to->owner;
+			it->owner_marked = to->owner_marked;
+			fw_dpkg_tally_add(&c->tally, it->owner, it->pe->final, it->owner_marked);
+			again = true;
+		}
+	}
 }
 
 /* Remove what the old record of each covered package has and the plan
@@ -114,8 +200,10 @@ int inst_finish_records(struct ctx *c, struct fw_install_result *res)
 	/* The old names to remove, checked all at once (rec_states). */
 	for (size_t i = 0; i < c->rec.n && r == 0; i++) {
 		const struct fw_record *rec = &c->rec.v[i];
+		bool marked;
 
-		if (!fw_plan_covers(p, fw_split_find(&t->split, rec->package)))
+		if (!fw_plan_covers(p, fw_split_find(&t->split, rec->package)) ||
+		    inst_rec_owner(c, rec, &marked))
 			continue;
 		for (size_t j = 0; j < rec->n && r == 0; j++) {
 			if (fw_plan_find(p, rec->v[j].name))
@@ -134,9 +222,11 @@ int inst_finish_records(struct ctx *c, struct fw_install_result *res)
 	for (size_t i = 0; i < c->rec.n && r == 0; i++) {
 		struct fw_record *rec = &c->rec.v[i];
 		int k = fw_split_find(&t->split, rec->package);
-		bool covered = fw_plan_covers(p, k);
+		bool covered = fw_plan_covers(p, k), marked;
 		size_t w = 0, n = rec->n;
 
+		if (inst_rec_owner(c, rec, &marked))
+			continue; /* a Debian package's: apt's to change, as it is */
 		if (k < 0)
 			fw_diag_add(c->d, "", 0,
 				    "%s/%s.list: a record of package %s, which %s does not have: its "
@@ -195,8 +285,10 @@ int inst_finish_records(struct ctx *c, struct fw_install_result *res)
 			if (was)
 				nr->release = was->release;
 		}
+		if (c->o->packaged)
+			nr->packaged = nr->package; /* the Debian package of that name */
 		for (size_t i = 0; i < c->nitems && r == 0; i++)
-			if (c->items[i].pe->pkg == (int)k && c->items[i].ok)
+			if (c->items[i].pe->pkg == (int)k && c->items[i].ok && !c->items[i].dpkg)
 				r = record_item(nr, &c->items[i]);
 		if (r == 0)
 			r = nr->n ? fw_record_write(c->destfd, nr) : fw_record_remove(c->destfd, nr->package);

@@ -242,7 +242,7 @@ static void drop_old_variants(struct ctx *c)
 		const char *leaf;
 		int pfd, rv;
 
-		if (!it->ok || it->keep_old || inst_is_licence(it))
+		if (!it->ok || it->keep_old || inst_is_licence(it) || it->dpkg)
 			continue;
 		pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
 		rv = pfd < 0 ? pfd :
@@ -275,6 +275,8 @@ static void count(const struct ctx *c, struct fw_install_result *res)
 			res->failed++;
 			continue;
 		}
+		if (it->dpkg)
+			continue; /* counted once per Debian package */
 		if (c->o->in_place)
 			c->o->in_place[pe - c->p->v] = true;
 		if (it->unchanged)
@@ -330,6 +332,8 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 		goto out;
 	}
 	r = inst_load_records(&c);
+	if (r == 0)
+		inst_dpkg_mark(&c);
 	if (r == 0) {
 		bool *touched = calloc(p->t->split.npkgs + 1, sizeof(*touched));
 
@@ -350,9 +354,10 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 		goto out;
 	clean_stale(&c);
 	for (size_t i = 0; i < c.nitems && r == 0; i++)
-		r = inst_check_parents(&c, &c.items[i]);
+		if (!c.items[i].dpkg)
+			r = inst_check_parents(&c, &c.items[i]);
 	for (size_t i = 0; i < c.nitems && r == 0; i++)
-		if (!c.items[i].err)
+		if (!c.items[i].err && !c.items[i].dpkg)
 			inst_check_final(&c, &c.items[i]);
 	/* A link that cannot be replaced keeps the old link, and so the old
 	 * variants of its target that the old link may point at. */
@@ -364,7 +369,8 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < c.nitems; i++)
-		if (!c.items[i].err && strcmp(c.items[i].dest, c.items[i].pe->final) == 0)
+		if (!c.items[i].err && !c.items[i].dpkg &&
+		    strcmp(c.items[i].dest, c.items[i].pe->final) == 0)
 			inst_materialize(fwfd, &c.items[i]);
 	if (o->progress) {
 		uint64_t bytes = 0;
@@ -381,7 +387,7 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 	for (int pass = 0; pass < 2; pass++) {
 		settle(&c);
 		for (size_t i = c.ncopies; i < c.nitems; i++)
-			if (!c.items[i].err && !c.items[i].pe->dir_target == !pass)
+			if (!c.items[i].err && !c.items[i].dpkg && !c.items[i].pe->dir_target == !pass)
 				do_link(&c, &c.items[i]);
 	}
 	settle(&c);
@@ -406,6 +412,9 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 		res->failed += res->kept;
 	}
 out:
+	/* Said even when nothing else was done: why those names stay. */
+	res->dpkg = fw_dpkg_tally_report(&c.tally, d);
+	fw_dpkg_tally_free(&c.tally);
 	for (size_t i = 0; c.items && i < c.nitems; i++) {
 		free(c.items[i].dest);
 		free(c.items[i].err);

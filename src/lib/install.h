@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "dpkg.h"
 #include "plan.h"
 #include "progress.h"
 #include "record.h"
@@ -28,6 +29,13 @@ struct fw_install_opts {
 	/* If set, an array of the plan's p->n entries: each is set true when
 	 * its entry is in place at the end (install --json lists them). */
 	bool *in_place;
+	/* What dpkg owns in the destination (dpkg.h), or NULL: those names
+	 * are left alone (not written, replaced or removed), and so is every
+	 * name of a package whose record is a Debian package's (a record dpkg
+	 * lists, or one marked #packaged, unless adopt_packaged). */
+	const struct fw_dpkg *dpkg;
+	bool adopt_packaged; /* a record marked #packaged that no database lists is fwdist's */
+	bool packaged;       /* mark the records written (debian/rules: the package's build) */
 };
 
 struct fw_install_result {
@@ -39,6 +47,7 @@ struct fw_install_result {
 	size_t kept;        /* old names kept: changed since fwdist installed them */
 	size_t unchanged;   /* blobs and texts already in place, not rewritten */
 	size_t failed;      /* names not installed, or kept (reported in d) */
+	size_t dpkg;        /* names left alone: a Debian package's (reported in d, no failure) */
 	uint64_t bytes_in, bytes_out;
 };
 
@@ -61,7 +70,10 @@ struct fw_install_result {
  * the one a covered package's record has, or of the same serial with other
  * pins, is refused before anything is written (a finding naming the record,
  * "a downgrade from serial X to serial Y"), unless o->allow_downgrade; the
- * records then carry it. Returns 0 (check res->failed) or -errno
+ * records then carry it. The names o->dpkg owns, and those of a package
+ * whose record is a Debian package's, are left alone and reported once
+ * per Debian package ("N names belong to dpkg package P: left alone"),
+ * counted in res->dpkg, not as failures. Returns 0 (check res->failed) or -errno
  * for a failure that stopped it. */
 int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *o,
 	       struct fw_install_result *res, struct fw_diag *d);

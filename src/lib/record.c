@@ -67,6 +67,18 @@ static bool licence_name_ok(const char *name, const char *package)
 	       !strchr(id, '/') && strcmp(name + n - 4, ".txt") == 0;
 }
 
+/* A package name as Debian allows it (and so as the split may give it). */
+static bool package_name_ok(const char *s, size_t n)
+{
+	if (n < 2 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
+		      s[i] == '-' || s[i] == '.'))
+			return false;
+	return true;
+}
+
 static int parse_record(struct fw_record *r, const char *path, const char *buf, size_t len,
 			struct fw_diag *d)
 {
@@ -105,6 +117,18 @@ static int parse_record(struct fw_record *r, const char *path, const char *buf, 
 			    r->release.serial == 0 || fw_sha256_parse(f[1], fl[1], r->release.pins) < 0)
 				goto bad;
 			r->release.set = true;
+			continue;
+		}
+		if ((size_t)(le - ls) > strlen(FW_RECORD_PACKAGED) &&
+		    memcmp(ls, FW_RECORD_PACKAGED "\t", strlen(FW_RECORD_PACKAGED) + 1) == 0) {
+			/* Once, a Debian package's name: whose it is is not
+			 * guessed either. */
+			p = ls + strlen(FW_RECORD_PACKAGED) + 1;
+			if (r->packaged || !package_name_ok(p, (size_t)(le - p)))
+				goto bad;
+			r->packaged = fw_strndup(p, (size_t)(le - p));
+			if (!r->packaged)
+				return -ENOMEM;
 			continue;
 		}
 		if (ls == le || *ls == '#')
@@ -167,18 +191,6 @@ bad:
 static int cmp_entry(const void *a, const void *b)
 {
 	return strcmp(((const struct fw_rec_entry *)a)->name, ((const struct fw_rec_entry *)b)->name);
-}
-
-/* A package name as Debian allows it (and so as the split may give it). */
-static bool package_name_ok(const char *s, size_t n)
-{
-	if (n < 2 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
-		      s[i] == '-' || s[i] == '.'))
-			return false;
-	return true;
 }
 
 static void foreign(struct fw_records *rs, struct fw_diag *d, const char *name, const char *why)
@@ -258,6 +270,7 @@ int fw_records_load(int fwfd, struct fw_records *rs, struct fw_diag *d)
 				entry_free(&rec.v[j]);
 			free(rec.v);
 			free(rec.package);
+			free(rec.packaged);
 			break;
 		}
 		if (rec.n > 1)
@@ -277,6 +290,7 @@ void fw_records_free(struct fw_records *rs)
 			entry_free(&rs->v[i].v[j]);
 		free(rs->v[i].v);
 		free(rs->v[i].package);
+		free(rs->v[i].packaged);
 	}
 	free(rs->v);
 	memset(rs, 0, sizeof(*rs));
@@ -328,6 +342,8 @@ int fw_record_write(int fwfd, struct fw_record *r)
 		fw_sha256_hex(r->release.pins, hex);
 		fprintf(f, "%s\t%" PRIu64 "\t%s\n", FW_RECORD_RELEASE, r->release.serial, hex);
 	}
+	if (r->packaged)
+		fprintf(f, "%s\t%s\n", FW_RECORD_PACKAGED, r->packaged);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fw_rec_entry *e = &r->v[i];
 		char hex[FW_SHA256_HEX + 1];

@@ -50,8 +50,18 @@ struct fw_rec_release {
 	uint8_t pins[FW_SHA256_LEN];
 };
 
+/* The record of a Debian package's build (debian/rules: install
+ * --packaged), shipped in its .deb: the package's, not fwdist's to change.
+ * A line after the header (a comment to a reader that predates it):
+ *   #packaged  DEBIAN-PACKAGE
+ * install and uninstall leave such a record and its names alone (apt
+ * changes them), unless told to take them over (--adopt-packaged) where no
+ * dpkg database lists the record; a record without it is fwdist's. */
+#define FW_RECORD_PACKAGED "#packaged"
+
 struct fw_record {
 	char *package;
+	char *packaged; /* the Debian package whose record it is, or NULL */
 	struct fw_rec_release release;
 	struct fw_rec_entry *v;
 	size_t n, cap;

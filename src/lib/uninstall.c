@@ -104,7 +104,8 @@ static void clean_tmp_near(int fwfd, const char *name, struct fw_dirset *cl)
  * selects; what stays is compacted in rec. */
 static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, bool whole,
 		      const struct fw_uninstall_opts *o, struct fw_uninstall_result *res,
-		      struct fw_diag *d, struct fw_dirset *cl, struct fw_dirset *touched)
+		      struct fw_diag *d, struct fw_dirset *cl, struct fw_dirset *touched,
+		      struct fw_dpkg_tally *tally)
 {
 	size_t w = 0, n = rec->n;
 	int r;
@@ -112,12 +113,21 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 	for (size_t j = 0; j < n; j++) {
 		struct fw_rec_entry *e = &rec->v[j];
 		const struct fw_plan_entry *pe = planned(p, e);
+		const char *owner;
 		enum fw_rec_state s;
 
 		/* With --select, the licence texts stay while any name of the
 		 * package that needs them does: they go with the last one. */
 		if (!whole && (!pe || e->type == FW_REC_LICENCE)) {
 			rec->v[w++] = *e;
+			continue;
+		}
+		if ((owner = fw_dpkg_owner(o->dpkg, e->name))) {
+			/* A Debian package's file now: never removed, and no
+			 * longer fwdist's to record. */
+			fw_dpkg_tally_add(tally, owner, e->name, false);
+			free(e->name);
+			free(e->target);
 			continue;
 		}
 		clean_tmp_near(fwfd, e->name, cl);
@@ -197,8 +207,9 @@ static bool variant_is_tree(int fwfd, int pfd, const char *leaf, const char *vna
 /* No record (an install by an older fwdist, files unpacked from packages):
  * every variant of the plan's names of package k that holds the tree's
  * content goes; anything else is kept. */
-static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstall_result *res,
-		    struct fw_diag *d, struct fw_dirset *cl, struct fw_dirset *touched)
+static void by_plan(const struct fw_plan *p, int fwfd, int k, const struct fw_dpkg *db,
+		    struct fw_uninstall_result *res, struct fw_diag *d, struct fw_dirset *cl,
+		    struct fw_dirset *touched, struct fw_dpkg_tally *tally)
 {
 	for (size_t i = 0; i < p->ncopies + p->nlinks; i++) {
 		const struct fw_plan_entry *pe = &p->v[i];
@@ -220,6 +231,7 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstal
 		for (size_t v = 0; v < (licence ? 1 : FW_ARRAY_SIZE(all_comp)); v++) {
 			const char *suf = fw_compress_suffix(all_comp[v]);
 			char buf[512], *vname;
+			const char *owner;
 			struct stat st;
 
 			if (snprintf(buf, sizeof(buf), "%s%s", leaf, suf) >= (int)sizeof(buf) ||
@@ -230,7 +242,9 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, struct fw_uninstal
 				res->failed++;
 				continue;
 			}
-			if (S_ISDIR(st.st_mode) || !variant_is_tree(fwfd, pfd, buf, vname, pe, all_comp[v])) {
+			if ((owner = fw_dpkg_owner(db, vname)))
+				fw_dpkg_tally_add(tally, owner, vname, false); /* side by side with Debian's */
+			else if (S_ISDIR(st.st_mode) || !variant_is_tree(fwfd, pfd, buf, vname, pe, all_comp[v])) {
 				fw_diag_add(d, "", 0, "%s: not the tree's %s; kept", fw_esc(vname),
 					    S_ISDIR(st.st_mode) ? "file (a directory)" :
 					    pe->link ? "link" : "content");
@@ -260,6 +274,8 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 	struct fw_records rec;
 	bool *touched = calloc(t->split.npkgs + 1, sizeof(*touched)), used_plan = false;
 	struct fw_dirset cl = { 0 }, touched_dirs = { 0 };
+	struct fw_dpkg_tally tally = { 0 };
+	bool refused = false;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -291,6 +307,40 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 	for (size_t i = 0; i < p->ncopies + p->nlinks; i++)
 		if (p->v[i].pkg >= 0)
 			touched[p->v[i].pkg] = true;
+	/* A Debian package's record (its .deb ships it): what it lists is
+	 * dpkg's, and apt removes it; nothing is removed here, of any
+	 * package, so that the refusal leaves the root as it was. */
+	for (size_t k = 0; k < t->split.npkgs; k++) {
+		const char *name = t->split.pkgs[k].name, *owner;
+		struct fw_record *pr = fw_records_get(&rec, name);
+		char *path;
+
+		if (!pr || (!touched[k] && !fw_plan_covers(p, (int)k)))
+			continue;
+		path = fw_asprintf("%s/%s.list", FW_RECORD_DIR, name);
+		if (!path) {
+			r = -ENOMEM;
+			goto out;
+		}
+		owner = fw_dpkg_owner(o->dpkg, path);
+		if (owner) {
+			fw_diag_add(d, "", 0, "%s: belongs to dpkg package %s, and so does what it lists; "
+				    "nothing removed (apt remove %s, or apt purge %s)", path,
+				    fw_esc(owner), fw_esc(owner), fw_esc(owner));
+			refused = true;
+		} else if (pr->packaged && !o->adopt_packaged) {
+			fw_diag_add(d, "", 0, "%s: marked as the record of Debian package %s, which no dpkg "
+				    "database here lists; nothing removed (apt removes an installed "
+				    "package; --adopt-packaged removes a copied tree as fwdist's)", path,
+				    fw_esc(pr->packaged));
+			refused = true;
+		}
+		free(path);
+	}
+	if (refused) {
+		res->failed++;
+		goto out;
+	}
 	for (size_t k = 0; k < t->split.npkgs && r == 0; k++) {
 		struct fw_record *pr = fw_records_get(&rec, t->split.pkgs[k].name);
 
@@ -300,19 +350,19 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 			size_t before = pr->n, names = 0;
 			bool whole = fw_plan_covers(p, (int)k);
 
-			by_record(p, fwfd, pr, whole, o, res, d, &cl, &touched_dirs);
+			by_record(p, fwfd, pr, whole, o, res, d, &cl, &touched_dirs, &tally);
 			for (size_t j = 0; j < pr->n; j++)
 				names += pr->v[j].type != FW_REC_LICENCE;
 			/* The last names of the package went: its texts go too. */
 			if (!whole && names == 0)
-				by_record(p, fwfd, pr, true, o, res, d, &cl, &touched_dirs);
+				by_record(p, fwfd, pr, true, o, res, d, &cl, &touched_dirs, &tally);
 			fw_settle_dirs(fwfd, &touched_dirs);
 			/* What could not be removed, or was not selected, stays
 			 * recorded. */
 			if (pr->n != before || pr->n == 0)
 				r = pr->n ? fw_record_write(fwfd, pr) : fw_record_remove(fwfd, pr->package);
 		} else {
-			by_plan(p, fwfd, (int)k, res, d, &cl, &touched_dirs);
+			by_plan(p, fwfd, (int)k, o->dpkg, res, d, &cl, &touched_dirs, &tally);
 			fw_settle_dirs(fwfd, &touched_dirs);
 			used_plan = true;
 		}
@@ -321,14 +371,16 @@ int fw_uninstall(const struct fw_plan *p, int fwfd, const struct fw_uninstall_op
 	 * empty go too: deepest first (the plan's are sorted), and only
 	 * while empty. */
 	for (size_t i = p->n; used_plan && r == 0 && i-- > 0;)
-		if (p->v[i].kind == FW_PLAN_DIR)
-			fw_remove_empty_dir(fwfd, p->v[i].final);
+		if (p->v[i].kind == FW_PLAN_DIR && !fw_dpkg_owner(o->dpkg, p->v[i].final))
+			fw_remove_empty_dir(fwfd, p->v[i].final); /* dpkg lists its directories too */
 	for (size_t i = 0; i < rec.n; i++)
 		if (fw_split_find(&t->split, rec.v[i].package) < 0)
 			fw_diag_add(d, "", 0, "%s/%s.list: a record of package %s, which %s does not "
 				    "have: left alone", FW_RECORD_DIR, fw_esc(rec.v[i].package),
 				    fw_esc(rec.v[i].package), FW_TREE_SPLIT);
 out:
+	res->dpkg = fw_dpkg_tally_report(&tally, d);
+	fw_dpkg_tally_free(&tally);
 	fw_dirset_free(&cl);
 	fw_dirset_free(&touched_dirs);
 	fw_records_free(&rec);
