@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist licenses: the licence report, every problem blob listed first. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,17 +64,187 @@ struct problem {
 	bool refused; /* cannot ship, rightly left out: not a problem */
 };
 
+/* What the report says: the problem, refused and dual-licensed blobs of
+ * the selection, the blobs and bytes of each category, each licence's
+ * count. */
+struct report {
+	const struct fw_tree *t;
+	bool partial; /* --package or --select: only the licences used */
+	struct problem *probs, *duals;
+	size_t nprobs, nrefused, ndual;
+	unsigned *counts; /* per policy entry */
+	struct cat_count cc[FW_ARRAY_SIZE(cats)];
+};
+
+static void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->nprobs; i++)
+		free(r->probs[i].text);
+	for (size_t i = 0; i < r->ndual; i++)
+		free(r->duals[i].text);
+	free(r->probs);
+	free(r->duals);
+	free(r->counts);
+}
+
+/* Each selected blob, counted and sorted into the report. -ENOMEM. */
+static int collect(struct report *r, const struct fw_tree *t, const struct fw_selection *sel)
+{
+	r->t = t;
+	r->counts = calloc(t->policy.n + 1, sizeof(*r->counts));
+	r->probs = calloc(t->nblobs + 1, sizeof(*r->probs));
+	r->duals = calloc(t->nblobs + 1, sizeof(*r->duals));
+	if (!r->counts || !r->probs || !r->duals || fw_tree_licence_counts(t, sel, r->counts) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+		char *text;
+
+		if (!fw_blob_selected(t, b, sel) || b->duplicate)
+			continue;
+		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
+			if (b->cat == cats[k])
+				r->cc[k].blobs++, r->cc[k].bytes += blob_bytes(b);
+		if (!b->findings) {
+			/* A blob that cannot ship, though nothing is wrong:
+			 * refused, with the verdict's cause; a dual licence
+			 * that ships says which branch it ships under. */
+			bool ships = b->cat == FW_CAT_FREE || b->cat == FW_CAT_NONFREE;
+
+			if (ships && !b->branch)
+				continue;
+			text = fw_blob_verdict_text(t, b);
+			if (!text)
+				return -ENOMEM;
+			if (ships) {
+				r->duals[r->ndual++] = (struct problem){ b, text, false };
+			} else {
+				r->probs[r->nprobs++] = (struct problem){ b, text, true };
+				r->nrefused++;
+			}
+			continue;
+		}
+		/* The first finding of the blob, in the model's order: the
+		 * rest follow from it or are fixed with it. */
+		text = fw_licence_problem_text(t, b, b->findings & -b->findings);
+		if (!text)
+			return -ENOMEM;
+		r->probs[r->nprobs++] = (struct problem){ b, text, false };
+	}
+	return 0;
+}
+
+static int print_json(const struct report *r)
+{
+	const struct fw_tree *t = r->t;
+
+	printf("{\"problems\":[");
+	for (size_t i = 0; i < r->nprobs; i++) {
+		const struct problem *p = &r->probs[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		fw_json_str(stdout, p->b->e->name);
+		printf(",\"line\":%u,\"problem\":", p->b->e->line);
+		fw_json_str(stdout, p->text);
+		printf(",\"refused\":%s", p->refused ? "true" : "false");
+		if (p->b->branch) {
+			printf(",\"licence_used\":");
+			fw_json_str(stdout, p->b->branch);
+		}
+		printf("}");
+	}
+	printf("],\"dual\":[");
+	for (size_t i = 0; i < r->ndual; i++) {
+		const struct problem *p = &r->duals[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		fw_json_str(stdout, p->b->e->name);
+		printf(",\"line\":%u,\"category\":\"%s\",\"licence\":", p->b->e->line,
+		       fw_category_name(p->b->cat));
+		fw_json_str(stdout, p->b->lic->spdx);
+		printf(",\"licence_used\":");
+		fw_json_str(stdout, p->b->branch);
+		printf(",\"verdict\":");
+		fw_json_str(stdout, p->text);
+		printf("}");
+	}
+	printf("],\"categories\":[");
+	for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
+		printf("%s{\"category\":\"%s\",\"blobs\":%u,\"bytes\":%llu}", k ? "," : "",
+		       fw_category_name(cats[k]), r->cc[k].blobs, r->cc[k].bytes);
+	printf("],\"licences\":[");
+	for (size_t i = 0, first = 1; i < t->policy.n; i++) {
+		const struct fw_policy_entry *p = &t->policy.v[i];
+		char *text;
+
+		if (r->partial && !r->counts[i])
+			continue;
+		printf("%s{\"id\":", first ? "" : ",");
+		fw_json_str(stdout, p->id);
+		/* The id is the policy file's text: through fw_json_str
+		 * like every other string from the tree. */
+		text = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, p->id);
+		if (!text)
+			return -ENOMEM;
+		printf(",\"text\":");
+		fw_json_str(stdout, text);
+		free(text);
+		printf(",\"category\":\"%s\",\"blobs\":%u,\"reason\":", fw_category_name(p->cat),
+		       r->counts[i]);
+		fw_json_str(stdout, p->reason);
+		printf("}");
+		first = 0;
+	}
+	printf("]}\n");
+	return 0;
+}
+
+/* HEADING (N): then each line of V (the refused ones, or the others). */
+static void print_list(const struct report *r, const char *heading, const struct problem *v,
+		       size_t n, size_t shown, bool refused)
+{
+	if (!shown)
+		return;
+	printf("%s (%zu):\n", heading, shown);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].refused == refused)
+			printf("  %s:%u: %s: %s\n", r->t->whence.path, v[i].b->e->line,
+			       fw_esc(v[i].b->e->name), v[i].text);
+	printf("\n");
+}
+
+static void print_text(const struct report *r)
+{
+	const struct fw_tree *t = r->t;
+
+	print_list(r, "Problems", r->probs, r->nprobs, r->nprobs - r->nrefused, false);
+	print_list(r, "Refused", r->probs, r->nprobs, r->nrefused, true);
+	print_list(r, "Dual-licensed, shipped under one branch", r->duals, r->ndual, r->ndual, false);
+	printf("%-36s %6s %12s\n", "Category", "Blobs", "Bytes");
+	for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
+		printf("%-36s %6u %12llu\n", fw_category_name(cats[k]), r->cc[k].blobs,
+		       r->cc[k].bytes);
+	printf("\n");
+	printf("%-36s %-15s %6s  %s\n", "Licence", "Category", "Blobs", "Reason");
+	for (size_t i = 0; i < t->policy.n; i++) {
+		const struct fw_policy_entry *p = &t->policy.v[i];
+
+		/* With --package or --select: the closure, the texts
+		 * shipping that part of the tree requires. */
+		if (r->partial && !r->counts[i])
+			continue;
+		printf("%-36s %-15s %6u  %s\n", p->id, fw_category_name(p->cat), r->counts[i],
+		       p->reason);
+	}
+}
+
 int cmd_licenses(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("licenses");
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
-	struct problem *probs = NULL, *duals = NULL;
-	unsigned *counts = NULL;
-	size_t nprobs = 0, nrefused = 0, ndual = 0;
-	struct cat_count cc[FW_ARRAY_SIZE(cats)] = { { 0 } };
+	struct report r = { 0 };
 	int ret;
-	bool partial;
 
 	ret = fw_cli_parse(&cli, argc, argv, &help, NULL, NULL);
 	if (ret >= 0)
@@ -82,167 +253,16 @@ int cmd_licenses(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	partial = cli.sel.pkg || cli.sel.blob;
-	counts = calloc(t.policy.n + 1, sizeof(*counts));
-	probs = calloc(t.nblobs + 1, sizeof(*probs));
-	duals = calloc(t.nblobs + 1, sizeof(*duals));
-	if (!counts || !probs || !duals) {
+	r.partial = cli.sel.pkg || cli.sel.blob;
+	if (collect(&r, &t, &cli.sel) < 0 || (fw_json && print_json(&r) < 0)) {
 		fw_err("out of memory");
 		goto out;
 	}
-	if (fw_tree_licence_counts(&t, &cli.sel, counts) < 0) {
-		fw_err("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < t.nblobs; i++) {
-		const struct fw_blob *b = &t.blobs[i];
-		char *text;
-
-		if (!fw_blob_selected(&t, b, &cli.sel) || b->duplicate)
-			continue;
-		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
-			if (b->cat == cats[k])
-				cc[k].blobs++, cc[k].bytes += blob_bytes(b);
-		if (!b->findings) {
-			/* A blob that cannot ship, though nothing is wrong:
-			 * refused, with the verdict's cause; a dual licence
-			 * that ships says which branch it ships under. */
-			if (b->cat == FW_CAT_FREE || b->cat == FW_CAT_NONFREE) {
-				if (!b->branch)
-					continue;
-				text = fw_blob_verdict_text(&t, b);
-				if (!text) {
-					fw_err("out of memory");
-					goto out;
-				}
-				duals[ndual++] = (struct problem){ b, text, false };
-				continue;
-			}
-			text = fw_blob_verdict_text(&t, b);
-			if (!text) {
-				fw_err("out of memory");
-				goto out;
-			}
-			probs[nprobs++] = (struct problem){ b, text, true };
-			nrefused++;
-			continue;
-		}
-		/* The first finding of the blob, in the model's order: the
-		 * rest follow from it or are fixed with it. */
-		text = fw_licence_problem_text(&t, b, b->findings & -b->findings);
-		if (!text) {
-			fw_err("out of memory");
-			goto out;
-		}
-		probs[nprobs++] = (struct problem){ b, text, false };
-	}
-	if (fw_json) {
-		printf("{\"problems\":[");
-		for (size_t i = 0; i < nprobs; i++) {
-			printf("%s{\"name\":", i ? "," : "");
-			fw_json_str(stdout, probs[i].b->e->name);
-			printf(",\"line\":%u,\"problem\":", probs[i].b->e->line);
-			fw_json_str(stdout, probs[i].text);
-			printf(",\"refused\":%s", probs[i].refused ? "true" : "false");
-			if (probs[i].b->branch) {
-				printf(",\"licence_used\":");
-				fw_json_str(stdout, probs[i].b->branch);
-			}
-			printf("}");
-		}
-		printf("],\"dual\":[");
-		for (size_t i = 0; i < ndual; i++) {
-			printf("%s{\"name\":", i ? "," : "");
-			fw_json_str(stdout, duals[i].b->e->name);
-			printf(",\"line\":%u,\"category\":\"%s\",\"licence\":", duals[i].b->e->line,
-			       fw_category_name(duals[i].b->cat));
-			fw_json_str(stdout, duals[i].b->lic->spdx);
-			printf(",\"licence_used\":");
-			fw_json_str(stdout, duals[i].b->branch);
-			printf(",\"verdict\":");
-			fw_json_str(stdout, duals[i].text);
-			printf("}");
-		}
-		printf("],\"categories\":[");
-		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
-			printf("%s{\"category\":\"%s\",\"blobs\":%u,\"bytes\":%llu}", k ? "," : "",
-			       fw_category_name(cats[k]), cc[k].blobs, cc[k].bytes);
-		printf("],\"licences\":[");
-		for (size_t i = 0, first = 1; i < t.policy.n; i++) {
-			const struct fw_policy_entry *p = &t.policy.v[i];
-
-			if (partial && !counts[i])
-				continue;
-			printf("%s{\"id\":", first ? "" : ",");
-			fw_json_str(stdout, p->id);
-			/* The id is the policy file's text: through fw_json_str
-			 * like every other string from the tree. */
-			char *text = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, p->id);
-
-			if (!text) {
-				fw_err("out of memory");
-				goto out;
-			}
-			printf(",\"text\":");
-			fw_json_str(stdout, text);
-			free(text);
-			printf(",\"category\":\"%s\",\"blobs\":%u,\"reason\":",
-			       fw_category_name(p->cat), counts[i]);
-			fw_json_str(stdout, p->reason);
-			printf("}");
-			first = 0;
-		}
-		printf("]}\n");
-	} else {
-		if (nprobs > nrefused) {
-			printf("Problems (%zu):\n", nprobs - nrefused);
-			for (size_t i = 0; i < nprobs; i++)
-				if (!probs[i].refused)
-					printf("  %s:%u: %s: %s\n", t.whence.path, probs[i].b->e->line,
-					       fw_esc(probs[i].b->e->name), probs[i].text);
-			printf("\n");
-		}
-		if (nrefused) {
-			printf("Refused (%zu):\n", nrefused);
-			for (size_t i = 0; i < nprobs; i++)
-				if (probs[i].refused)
-					printf("  %s:%u: %s: %s\n", t.whence.path, probs[i].b->e->line,
-					       fw_esc(probs[i].b->e->name), probs[i].text);
-			printf("\n");
-		}
-		if (ndual) {
-			printf("Dual-licensed, shipped under one branch (%zu):\n", ndual);
-			for (size_t i = 0; i < ndual; i++)
-				printf("  %s:%u: %s: %s\n", t.whence.path, duals[i].b->e->line,
-				       fw_esc(duals[i].b->e->name), duals[i].text);
-			printf("\n");
-		}
-		printf("%-36s %6s %12s\n", "Category", "Blobs", "Bytes");
-		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
-			printf("%-36s %6u %12llu\n", fw_category_name(cats[k]), cc[k].blobs,
-			       cc[k].bytes);
-		printf("\n");
-		printf("%-36s %-15s %6s  %s\n", "Licence", "Category", "Blobs", "Reason");
-		for (size_t i = 0; i < t.policy.n; i++) {
-			const struct fw_policy_entry *p = &t.policy.v[i];
-
-			/* With --package or --select: the closure, the texts
-			 * shipping that part of the tree requires. */
-			if (partial && !counts[i])
-				continue;
-			printf("%-36s %-15s %6u  %s\n", p->id, fw_category_name(p->cat), counts[i],
-			       p->reason);
-		}
-	}
-	ret = nprobs > nrefused || d.n ? EXIT_FINDING : EXIT_OK;
+	if (!fw_json)
+		print_text(&r);
+	ret = r.nprobs > r.nrefused || d.n ? EXIT_FINDING : EXIT_OK;
 out:
-	for (size_t i = 0; i < nprobs; i++)
-		free(probs[i].text);
-	for (size_t i = 0; i < ndual; i++)
-		free(duals[i].text);
-	free(probs);
-	free(duals);
-	free(counts);
+	report_free(&r);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);
 	fw_tree_free(&t);
