@@ -331,7 +331,8 @@ int fw_record_write(int fwfd, struct fw_record *r)
 	FILE *f;
 	int ret;
 
-	qsort(r->v, r->n, sizeof(*r->v), cmp_entry);
+	if (r->n) /* an empty record (a marked one) has no array: qsort takes none */
+		qsort(r->v, r->n, sizeof(*r->v), cmp_entry);
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
