@@ -67,9 +67,12 @@ $(BUILD)/%.o: src/%.c $(wildcard src/lib/*.h src/*.h)
 $(BUILD)/libfwdist.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# Linked beside and renamed into place: the linker writes its output
+# non-executable until it is done, and a test running the tool meanwhile
+# would see "Permission denied".
 $(FWDIST): $(CMD_OBJ) $(BUILD)/libfwdist.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libfwdist.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@.tmp $(CMD_OBJ) $(BUILD)/libfwdist.a $(LIBS) && mv -f $@.tmp $@
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
 	@mkdir -p $(dir $@)
