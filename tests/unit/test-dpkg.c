@@ -14,34 +14,6 @@
 #include "record.h"
 #include "util.h"
 
-static int scratch(char *dir)
-{
-	strcpy(dir, "/tmp/fwdist-unit-dpkg.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	return open(dir, O_RDONLY | O_DIRECTORY);
-}
-
-static void put(int fd, const char *path, const char *text)
-{
-	int f = openat(fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	if (f >= 0) {
-		if (write(f, text, strlen(text)) < 0)
-			perror(path);
-		close(f);
-	}
-}
-
-static void cleanup(const char *dir)
-{
-	char *cmd = fw_asprintf("rm -rf '%s'", dir);
-
-	if (cmd && system(cmd) != 0)
-		perror(cmd);
-	free(cmd);
-}
-
 static void mkdirs(int fd)
 {
 	mkdirat(fd, "var", 0755);
@@ -53,7 +25,7 @@ static void mkdirs(int fd)
 TEST(dpkg_none)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "dpkg");
 	struct fw_dpkg db;
 	struct fw_diag d = { 0 };
 
@@ -64,22 +36,22 @@ TEST(dpkg_none)
 	CHECK(fw_dpkg_owner(NULL, "a.bin") == NULL);
 	fw_dpkg_free(&db);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }
 
 TEST(dpkg_owner_split_root)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "dpkg");
 	struct fw_dpkg db;
 	struct fw_diag d = { 0 };
 
 	CHECK(fd >= 0);
 	mkdirs(fd);
-	put(fd, "var/lib/dpkg/info/a.list", "/.\n/lib\n/lib/firmware\n/lib/firmware/x/a.bin\n"
+	unit_put(fd, "var/lib/dpkg/info/a.list", "/.\n/lib\n/lib/firmware\n/lib/firmware/x/a.bin\n"
 	    "/lib/firmwarex/no.bin\n/usr/lib/firmware/u.bin\n/lib//firmware/./x/b.bin.xz");
-	put(fd, "var/lib/dpkg/info/b:amd64.list", "/lib/firmware/x/a.bin\n/lib/firmware/x/c.bin\n");
-	put(fd, "var/lib/dpkg/info/a.md5sums", "0  lib/firmware/m.bin\n");
+	unit_put(fd, "var/lib/dpkg/info/b:amd64.list", "/lib/firmware/x/a.bin\n/lib/firmware/x/c.bin\n");
+	unit_put(fd, "var/lib/dpkg/info/a.md5sums", "0  lib/firmware/m.bin\n");
 	CHECK(fw_dpkg_load(fd, "/lib/firmware/", &db, &d) == 0);
 	CHECK_NDIAG(&d, 0);
 	CHECK(db.present);
@@ -99,13 +71,13 @@ TEST(dpkg_owner_split_root)
 	CHECK(fw_dpkg_owner(&db, "u.bin") == NULL);
 	fw_dpkg_free(&db);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }
 
 TEST(dpkg_owner_merged_root)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "dpkg");
 	struct fw_dpkg db;
 	struct fw_diag d = { 0 };
 
@@ -114,8 +86,8 @@ TEST(dpkg_owner_merged_root)
 	mkdirat(fd, "usr", 0755);
 	mkdirat(fd, "usr/lib", 0755);
 	CHECK(symlinkat("usr/lib", fd, "lib") == 0);
-	put(fd, "var/lib/dpkg/info/old.list", "/lib/firmware/o.bin\n");
-	put(fd, "var/lib/dpkg/info/new.list", "/usr/lib/firmware/n.bin\n/usr/lib/other/z\n");
+	unit_put(fd, "var/lib/dpkg/info/old.list", "/lib/firmware/o.bin\n");
+	unit_put(fd, "var/lib/dpkg/info/new.list", "/usr/lib/firmware/n.bin\n/usr/lib/other/z\n");
 	/* Either spelling of the firmware directory: the same names. */
 	CHECK(fw_dpkg_load(fd, "/lib/firmware", &db, &d) == 0);
 	CHECK_EQ_STR(fw_dpkg_owner(&db, "o.bin"), "old");
@@ -128,13 +100,13 @@ TEST(dpkg_owner_merged_root)
 	fw_dpkg_free(&db);
 	CHECK_NDIAG(&d, 0);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }
 
 TEST(dpkg_unreadable_refused)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "dpkg");
 	struct fw_dpkg db;
 	struct fw_diag d = { 0 };
 
@@ -161,7 +133,7 @@ TEST(dpkg_unreadable_refused)
 	CHECK_NDIAG(&d, 1);
 	fw_diag_free(&d);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }
 
 TEST(dpkg_tally)
@@ -187,7 +159,7 @@ TEST(dpkg_tally)
 TEST(record_packaged_mark)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "dpkg");
 	struct fw_record r = { .package = "firmware-free", .packaged = "firmware-free" };
 	struct fw_records rs;
 	struct fw_diag d = { 0 };
@@ -205,21 +177,21 @@ TEST(record_packaged_mark)
 	CHECK(!rs.damaged);
 	fw_records_free(&rs);
 	/* Whose it is is never guessed: twice, or no package's name. */
-	put(fd, ".fwdist/firmware-free.list", FW_RECORD_HEADER "\n#packaged\ta1\n#packaged\ta2\n");
-	put(fd, ".fwdist/a1.list", FW_RECORD_HEADER "\n#packaged\tA_b\n");
-	put(fd, ".fwdist/a2.list", FW_RECORD_HEADER "\n#packaged\t\n");
+	unit_put(fd, ".fwdist/firmware-free.list", FW_RECORD_HEADER "\n#packaged\ta1\n#packaged\ta2\n");
+	unit_put(fd, ".fwdist/a1.list", FW_RECORD_HEADER "\n#packaged\tA_b\n");
+	unit_put(fd, ".fwdist/a2.list", FW_RECORD_HEADER "\n#packaged\t\n");
 	CHECK(fw_records_load(fd, &rs, &d) == 0);
 	CHECK_EQ_INT(rs.damaged, 3);
 	CHECK_NDIAG(&d, 3);
 	fw_records_free(&rs);
 	fw_diag_free(&d);
 	/* An old record, without the mark, is fwdist's. */
-	put(fd, ".fwdist/firmware-free.list", FW_RECORD_HEADER "\n");
+	unit_put(fd, ".fwdist/firmware-free.list", FW_RECORD_HEADER "\n");
 	unlinkat(fd, ".fwdist/a1.list", 0);
 	unlinkat(fd, ".fwdist/a2.list", 0);
 	CHECK(fw_records_load(fd, &rs, &d) == 0);
 	CHECK(rs.v[0].packaged == NULL && !rs.damaged);
 	fw_records_free(&rs);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }

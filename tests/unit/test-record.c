@@ -15,40 +15,17 @@
 
 #define SHA_A "f8dad59f03baeb28470b7ea7932fef06993a60491e162a4ea440913afecb1be3"
 
-static int scratch(char *dir)
-{
-	strcpy(dir, "/tmp/fwdist-unit-record.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	return open(dir, O_RDONLY | O_DIRECTORY);
-}
-
+/* path below fd, in the record directory (made if absent). */
 static void put(int fd, const char *path, const char *text)
 {
-	int f;
-
 	mkdirat(fd, FW_RECORD_DIR, 0755);
-	f = openat(fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (f >= 0) {
-		if (write(f, text, strlen(text)) < 0)
-			perror(path);
-		close(f);
-	}
-}
-
-static void cleanup(const char *dir)
-{
-	char *cmd = fw_asprintf("rm -rf '%s'", dir);
-
-	if (cmd && system(cmd) != 0)
-		perror(cmd);
-	free(cmd);
+	unit_put(fd, path, text);
 }
 
 TEST(record_written_is_read_back)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "record");
 	struct fw_record r = { .package = "firmware-nonfree" };
 	struct fw_rec_entry e = { .type = FW_REC_FILE, .name = "beta/beta.bin.xz", .size = 8,
 				  .comp = FW_COMP_XZ };
@@ -77,13 +54,13 @@ TEST(record_written_is_read_back)
 	free(r.v);
 	fw_records_free(&rs);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }
 
 TEST(record_not_written_by_fwdist)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "record");
 	struct fw_records rs;
 	struct fw_diag d = { 0 };
 
@@ -125,13 +102,13 @@ TEST(record_not_written_by_fwdist)
 	fw_diag_free(&d);
 	fw_records_free(&rs);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }
 
 TEST(record_dir_planted)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "record");
 	struct fw_records rs;
 	struct fw_diag d = { 0 };
 
@@ -143,13 +120,13 @@ TEST(record_dir_planted)
 	CHECK_EQ_INT(fw_records_load(fd, &rs, &d), -ENOTDIR);
 	CHECK_EQ_INT(d.n, 0);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }
 
 TEST(record_entry_state)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "record");
 	struct fw_rec_entry f = { .type = FW_REC_FILE, .name = "a/x.bin", .comp = FW_COMP_NONE };
 	struct fw_rec_entry l = { .type = FW_REC_LINK, .name = "a/l.bin", .target = "x.bin" };
 	struct fw_rec_entry g = { .type = FW_REC_FILE, .name = "b/y.bin" };
@@ -176,13 +153,13 @@ TEST(record_entry_state)
 	g.name = "b/passwd";
 	CHECK_EQ_INT(fw_rec_entry_state(fd, &g), FW_REC_BLOCKED);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }
 
 TEST(record_release)
 {
 	char dir[64];
-	int fd = scratch(dir);
+	int fd = unit_scratch(dir, "record");
 	struct fw_record r = { .package = "firmware-free",
 			       .release = { .set = true, .serial = 20250301 } };
 	struct fw_rec_entry e = { .type = FW_REC_FILE, .name = "alpha/alpha.bin", .size = 18 };
@@ -230,5 +207,5 @@ TEST(record_release)
 	fw_diag_free(&d);
 	fw_records_free(&rs);
 	close(fd);
-	cleanup(dir);
+	unit_cleanup(dir);
 }

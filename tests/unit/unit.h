@@ -5,9 +5,11 @@
 #ifndef FWDIST_UNIT_H
 #define FWDIST_UNIT_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct unit_test {
 	const char *name;
@@ -115,6 +117,38 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	return failed > 125 ? 125 : failed;
+}
+
+/* A scratch directory for one test: dir (64 bytes at least) gets its path,
+ * "/tmp/fwdist-unit-TAG.XXXXXX"; the result is an O_DIRECTORY descriptor
+ * of it, or -1. unit_put writes text to path below fd (its directory must
+ * exist); unit_cleanup removes the directory and all below it. */
+static inline int unit_scratch(char *dir, const char *tag)
+{
+	snprintf(dir, 64, "/tmp/fwdist-unit-%s.XXXXXX", tag);
+	if (!mkdtemp(dir))
+		return -1;
+	return open(dir, O_RDONLY | O_DIRECTORY);
+}
+
+static inline void unit_put(int fd, const char *path, const char *text)
+{
+	int f = openat(fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (f >= 0) {
+		if (write(f, text, strlen(text)) < 0)
+			perror(path);
+		close(f);
+	}
+}
+
+static inline void unit_cleanup(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		perror(cmd);
 }
 
 #endif
