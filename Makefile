@@ -49,7 +49,14 @@ CMD_OBJ  = $(CMD_SRC:src/%.c=$(BUILD)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-FWDIST   = $(BUILD)/fwdist
+# TOOL is what this checkout builds; FWDIST is the fwdist the rules run
+# (the tree's firmware, debian-files, the tests), TOOL unless given on the
+# command line. A copy of the checkout (make dist's, a test's) runs an
+# fwdist built elsewhere with FWDIST=PATH, and nothing here ever rebuilds
+# that PATH: it was rebuilt from the copy's objects, under the suites
+# running it.
+TOOL     = $(BUILD)/fwdist
+FWDIST   = $(TOOL)
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
 	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian \
@@ -57,7 +64,7 @@ FWDIST   = $(BUILD)/fwdist
 
 all: tools firmware
 
-tools: $(FWDIST)
+tools: $(TOOL)
 
 $(BUILD)/%.o: src/%.c $(wildcard src/lib/*.h src/*.h)
 	@mkdir -p $(dir $@)
@@ -68,9 +75,9 @@ $(BUILD)/libfwdist.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # Linked beside and renamed into place: the linker writes its output
-# non-executable until it is done, and a test running the tool meanwhile
+# non-executable until it is done; a program running the tool meanwhile
 # would see "Permission denied".
-$(FWDIST): $(CMD_OBJ) $(BUILD)/libfwdist.a
+$(TOOL): $(CMD_OBJ) $(BUILD)/libfwdist.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@.tmp $(CMD_OBJ) $(BUILD)/libfwdist.a $(LIBS) && mv -f $@.tmp $@
 
@@ -290,11 +297,15 @@ test: test-deps
 # dpkg --verify on Debian 12's firmware tree (fetched once into
 # /var/cache/fwdist-bench); the table, and TSV and JSON copies in out/bench/.
 # As root, about 10 minutes on 2 cores; BENCH_TREE, BENCH_RUNS, ... are
-# described in tests/bench/run. Installs what it needs first, as bootstrap does.
+# described in tests/bench/run. Then tests/bench/deb: make deb of that tree
+# with the upstream WHENCE of its time against dpkg-deb --build of the same
+# files, and each package's size beside Debian 12's of the same name.
+# Installs what it needs first, as bootstrap does.
 bench:
 	scripts/install-deps bench
 	$(MAKE) tools
 	FWDIST=$(abspath $(FWDIST)) tests/bench/run
+	FWDIST=$(abspath $(FWDIST)) tests/bench/deb
 
 # ---- install ----
 # GNU conventions: DESTDIR, PREFIX, FIRMWAREDIR; COMPRESS=none|xz|zstd, DEDUP=1,
