@@ -36,22 +36,29 @@ static const struct fw_cli_opt opts[] = {
 	{ "debian-copyright", 'd', false, NULL,
 	  "with --no-whence: licences from the DEP-5 files\n"
 	  "usr/share/doc/<package>/copyright found in SRC, and\n"
-	  "each package (usr/share/metainfo/<package>.metainfo.xml)\n"
-	  "a package of the split", NULL },
+	  "each package (usr/share/metainfo/<package>\n"
+	  ".metainfo.xml) a package of the split", NULL },
 	{ "vouch", 'v', false, NULL,
 	  "with --no-whence: the files no licence information\n"
 	  "covers are non-free under LicenseRef-fwdist-vouched\n"
 	  "(you vouch for them; without it they are refused),\n"
 	  "so that a tree you have can be checksummed and verified", NULL },
+	{ "split-template", 'S', false, "FILE",
+	  "propose the split from FILE's manifests/packages\n"
+	  "lines: those whose package takes a blob (default:\n"
+	  "the checkout's debian/vendor-split at the first\n"
+	  "import into a checkout); the split DIR has is not kept", NULL },
 	{ "quiet", FW_OPT_QUIET, true, NULL,
-	  "no progress line (one is drawn on standard error while\n"
-	  "the blobs are copied, when it is a terminal, and cleared)", NULL },
+	  "no progress line (one is drawn on standard error\n"
+	  "while the blobs are copied, when it is a terminal,\n"
+	  "and cleared)", NULL },
 	FW_CLI_END,
 };
 
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
 		"                     [--licence-dir D]... [--map FILE] [--adopt]\n"
+		"                     [--split-template FILE]\n"
 		"                     [--no-whence [--debian-copyright] [--vouch]] [-q]\n"
 		"\n"
 		"Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
@@ -63,8 +70,12 @@ static const struct fw_cli_help help = {
 		"already at DIR is replaced, and what changed is reported block by block.\n"
 		"Only what an import wrote, or the parts of an fwdist tree (WHENCE,\n"
 		"firmware/, manifests/, LICENSES/), is replaced: in a checkout of the\n"
-		"repository everything else stays, and the split it has is kept. SRC itself,\n"
-		"a directory inside it or one holding it is refused.\n"
+		"repository everything else stays, and the split it has is kept, except at\n"
+		"the first import into it: its split is the self-test tree's, and the split\n"
+		"is proposed from its debian/vendor-split (packages by vendor, as Debian's).\n"
+		"Elsewhere the split is firmware-free and firmware-nonfree unless\n"
+		"--split-template. SRC itself, a directory inside it or one holding it is\n"
+		"refused.\n"
 		"\n",
 	.opts = opts,
 	.foot = "\n"
@@ -75,7 +86,7 @@ static const struct fw_cli_help help = {
 };
 
 struct opts {
-	const char *into, *map;
+	const char *into, *map, *split_template;
 	const char **dirs;
 	size_t ndirs, cap_dirs;
 	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt;
@@ -91,6 +102,9 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'm':
 		o->map = arg;
+		return EXIT_OK;
+	case 'S':
+		o->split_template = arg;
 		return EXIT_OK;
 	case 'a':
 		o->allow_missing = true;
@@ -209,7 +223,12 @@ int cmd_import(int argc, char **argv)
 		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
 		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
 		.debian_copyright = o.debian_copyright, .vouch = o.vouch, .adopt = o.adopt,
+		.split_template = o.split_template,
 	};
+	if (o.debian_copyright && o.split_template) {
+		ret = fw_usage("import", "--split-template and --debian-copyright each make the split: one of them");
+		goto out;
+	}
 	if (o.debian_copyright && !o.no_whence) {
 		ret = fw_usage("import", "--debian-copyright goes with --no-whence");
 		goto out;

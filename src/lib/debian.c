@@ -93,6 +93,49 @@ static const char *section_of(const char *component, char *buf, size_t len)
 	return buf;
 }
 
+static bool nonfree_section(const char *section)
+{
+	return strcmp(section, "non-free") == 0 || strcmp(section, "non-free-firmware") == 0;
+}
+
+/* The metapackage: every non-free package of the split in one install, as
+ * Debian's firmware-linux-nonfree. In non-free-firmware, or in non-free
+ * when a package it depends on is there; none without a non-free package
+ * (the free source package of make dist). It holds no firmware: debian/rules
+ * leaves it out of what it fills. */
+static int control_meta(FILE *f, const struct fw_tree *t, struct fw_diag *d)
+{
+	const char *component = NULL;
+	size_t k;
+
+	for (k = 0; k < t->split.npkgs; k++) {
+		const struct fw_package *fp = &t->split.pkgs[k];
+
+		if (strcmp(fp->name, FW_DEBIAN_META) == 0) {
+			fw_diag_add(d, t->split.path, fp->line,
+				    "%s: the name of the metapackage of the non-free packages; "
+				    "name the package otherwise", fp->name);
+			return -EINVAL;
+		}
+		if (nonfree_section(fp->section) && (!component || strcmp(fp->section, "non-free") == 0))
+			component = fp->section;
+	}
+	if (!component)
+		return 0;
+	fprintf(f, "\nPackage: %s\nSection: %s/kernel\nArchitecture: all\nMulti-Arch: foreign\n"
+		   "Depends: ${misc:Depends}",
+		FW_DEBIAN_META, component);
+	for (k = 0; k < t->split.npkgs; k++)
+		if (nonfree_section(t->split.pkgs[k].section))
+			fprintf(f, ",\n         %s (= ${binary:Version})", t->split.pkgs[k].name);
+	fputs("\nDescription: Linux firmware of the fwdist split: every non-free package\n"
+	      " This metapackage depends on every package of the fwdist split that\n"
+	      " holds non-free firmware, so that installing it installs all of them,\n"
+	      " as Debian's firmware-linux-nonfree does for Debian's. It holds no\n"
+	      " firmware itself.\n", f);
+	return 0;
+}
+
 int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 {
 	const struct fw_tree *t = p->t;
@@ -159,6 +202,8 @@ int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			fputs("  (none)\n", f);
 	}
 	free(v);
+	if (r == 0)
+		r = control_meta(f, t, d);
 	return r;
 }
 

@@ -15,6 +15,11 @@
  * debian/<file> is that head followed by what the model gives. */
 #define FW_DEBIAN_CONTROL "debian/control"
 #define FW_DEBIAN_COPYRIGHT "debian/copyright"
+/* The metapackage that depends on every non-free package of the split, as
+ * Debian's firmware-linux-nonfree does: "fwdist" in its name, which no
+ * Debian package has, so that it cannot clash with Debian's (a system may
+ * have both archives) nor with a split that follows Debian's names. */
+#define FW_DEBIAN_META "firmware-fwdist-nonfree"
 
 enum fw_debian_file {
 	FW_DEB_CONTROL,

@@ -126,6 +126,10 @@ struct imp {
 	const char *leaf;
 	char *kept_split;      /* DIR's manifests/packages, kept across releases */
 	size_t kept_len;
+	char *tmpl;            /* the split template the split is proposed from, or NULL */
+	size_t tmpl_len;
+	char *tmpl_path;       /* its name, as its diagnostics and the split give it */
+	struct fw_split tmpl_split;
 	char *into;            /* o->into, the storage of leaf */
 	struct into in;        /* what stands at DIR */
 	struct fw_tree t;      /* the model of the stage */

@@ -16,6 +16,7 @@
 #include "digest.h"
 #include "fsutil.h"
 #include "import-int.h"
+#include "lines.h"
 #include "manifest.h"
 #include "sums.h"
 #include "tree.h"
@@ -95,6 +96,111 @@ static int note_empty(struct imp *im, const struct job *j)
 				     fw_esc(j->name), FW_TREE_SPLIT));
 }
 
+/* The split proposed from the template: its lines (verbatim, in its order)
+ * whose package takes a blob of the stage, then an empty:yes line for each
+ * empty blob, in the package the template gives it as if it were not
+ * empty. It becomes the split kept (cover_uncovered adds a line for each
+ * blob the template places nowhere). */
+static int propose_split(struct imp *im, const struct job *jobs, size_t njobs)
+{
+	const struct fw_split *sp = &im->tmpl_split;
+	struct fw_tree t;
+	unsigned *taken = calloc(sp->npkgs + 1, sizeof(*taken));
+	size_t n = 0, cap = 0;
+	char *buf = NULL, *head = NULL;
+	struct fw_lines it;
+	const char *ls, *le;
+	int r = taken ? 0 : -ENOMEM;
+
+	/* The stage's model, for each blob's driver, licence and category,
+	 * with the template as its split for now. */
+	if (r == 0)
+		r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, im->tmpl, im->tmpl_len, 0644);
+	if (r == 0)
+		r = load_stage(im, &t);
+	if (r < 0) {
+		free(taken);
+		return r;
+	}
+	for (size_t i = 0; i < t.nblobs; i++) {
+		const struct fw_blob *b = &t.blobs[i];
+		struct fw_blob_facts f = {
+			.name = b->e->name,
+			.driver = b->driver,
+			.spdx = b->lic ? b->lic->spdx : NULL,
+			.cat = b->cat,
+		};
+		int rule;
+
+		if (b->duplicate || (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE))
+			continue;
+		rule = fw_split_first(sp, &f);
+		if (rule >= 0)
+			taken[sp->rules[rule].pkg]++;
+	}
+	head = fw_asprintf("%s\n# Proposed by fwdist import from %s: the lines whose package "
+			   "takes a blob.", FW_SPLIT_HEADER, im->tmpl_path);
+	r = head ? imp_add_line(&buf, &n, &cap, head, strlen(head)) : -ENOMEM;
+	fw_lines_init(&it, im->tmpl, im->tmpl_len);
+	while (r == 0 && fw_lines_next(&it, &ls, &le))
+		for (size_t k = 0; k < sp->nrules; k++)
+			if (sp->rules[k].line == it.line && taken[sp->rules[k].pkg]) {
+				r = imp_add_line(&buf, &n, &cap, ls, (size_t)(le - ls));
+				break;
+			}
+	/* Empty blobs as copied, in the order write_split gives them (the
+	 * model of the stage sees no blob yet): each with its facts. */
+	for (size_t k = 0; r == 0 && k < njobs; k++) {
+		const struct job *j = &jobs[k];
+		const struct fw_blob *b = NULL;
+		struct fw_blob_facts f;
+		const struct fw_package *p;
+		size_t need;
+		int rule;
+
+		if (!j->is_blob || j->size > 0 || j->err)
+			continue;
+		for (size_t i = 0; !b && i < t.nblobs; i++)
+			if (!t.blobs[i].duplicate && strcmp(t.blobs[i].e->name, j->name) == 0)
+				b = &t.blobs[i];
+		if (!b || (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE))
+			continue;
+		f = (struct fw_blob_facts){
+			.name = b->e->name,
+			.driver = b->driver,
+			.spdx = b->lic ? b->lic->spdx : NULL,
+			.cat = b->cat,
+		};
+		rule = fw_split_first(sp, &f);
+		if (rule < 0)
+			continue; /* cover_uncovered gives it a line */
+		p = &sp->pkgs[sp->rules[rule].pkg];
+		need = strlen(p->name) + strlen(p->section) + 3 * strlen(j->name) + 64;
+		while (r == 0 && n + need > cap)
+			if (fw_grow(&buf, &cap, cap, 1) < 0)
+				r = -ENOMEM;
+		if (r < 0)
+			break;
+		n += (size_t)sprintf(buf + n, "%-19s %-19s empty:yes path:", p->name, p->section);
+		imp_put_path(buf, &n, j->name, strlen(j->name));
+		buf[n++] = '\n';
+		r = note_empty(im, j);
+	}
+	fw_tree_free(&t);
+	free(taken);
+	free(head);
+	if (r == 0)
+		r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, buf, n, 0644);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	free(im->kept_split);
+	im->kept_split = buf;
+	im->kept_len = n;
+	return 0;
+}
+
 static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 {
 	size_t cap = 4096, n;
@@ -102,6 +208,8 @@ static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
 	bool any[FW_CAT_UNKNOWN + 1] = { false };
 	int r;
 
+	if (im->tmpl)
+		return propose_split(im, jobs, njobs);
 	if (im->kept_split) {
 		/* The tree's own split, as it is; cover_uncovered adds a line
 		 * for each blob it has none for. */
@@ -493,6 +601,53 @@ static int import_load(struct imp *im)
 	return r;
 }
 
+/* The split template, if the split is proposed from one: --split-template
+ * FILE, else the checkout's FW_SPLIT_TEMPLATE at the first import into a
+ * checkout of this repository (its parts switched, no import mark yet): the
+ * split the checkout has is then the repository's self-test tree's, not a
+ * packager's. Later imports keep the split the first one proposed. A
+ * template that does not parse fails the import, its lines said. */
+static int load_template(struct imp *im)
+{
+	struct fw_diag sd = { 0 };
+	int r;
+
+	if (im->o->split_template) {
+		im->tmpl_path = strdup(im->o->split_template);
+		r = im->tmpl_path ? fw_read_text(AT_FDCWD, im->tmpl_path, &im->tmpl, &im->tmpl_len)
+				  : -ENOMEM;
+	} else {
+		if (im->in.kind != INTO_PARTS || im->in.marked || !im->in.fwdist_tree ||
+		    im->o->debian_copyright)
+			return 0;
+		r = fw_read_text(im->in.fd, FW_SPLIT_TEMPLATE, &im->tmpl, &im->tmpl_len);
+		if (r == -ENOENT)
+			return 0;
+		im->tmpl_path = strdup(FW_SPLIT_TEMPLATE);
+		if (!im->tmpl_path)
+			r = -ENOMEM;
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		fw_diag_add(im->d, im->tmpl_path, 0, "cannot read the split template: %s", strerror(-r));
+		return r;
+	}
+	r = fw_split_parse(&im->tmpl_split, im->tmpl_path, im->tmpl, im->tmpl_len, &sd);
+	for (size_t i = 0; r == 0 && i < sd.n; i++)
+		fw_diag_add(im->d, sd.v[i].file, sd.v[i].line, "%s", sd.v[i].text);
+	if (r == 0 && sd.n)
+		r = -EINVAL;
+	fw_diag_free(&sd);
+	if (r < 0)
+		return r;
+	/* The template proposes the split: the one DIR has is not kept. */
+	free(im->kept_split);
+	im->kept_split = NULL;
+	im->kept_len = 0;
+	return 0;
+}
+
 /* Stage: DIR looked at (a cut-short switch completed first), a temporary
  * tree made beside or in it, the licences and the WHENCE written into it
  * and pruned until the model takes all of it. */
@@ -547,6 +702,9 @@ static int import_stage(struct imp *im)
 				return r;
 		}
 	}
+	r = load_template(im);
+	if (r < 0)
+		return r;
 	/* What a killed import of this DIR left (its stage, marked): beside
 	 * it, or in it when its parts are switched. */
 	im->stagedir = im->in.kind == INTO_PARTS ? im->in.fd : im->parentfd;
@@ -830,6 +988,9 @@ static void import_free(struct imp *im)
 	imp_into_free(&im->in);
 	free(im->stage_path);
 	free(im->kept_split);
+	free(im->tmpl);
+	free(im->tmpl_path);
+	fw_split_free(&im->tmpl_split);
 	if (im->fwfd >= 0)
 		close(im->fwfd);
 	if (im->have_t)

@@ -29,6 +29,10 @@ struct fw_strv {
 };
 void fw_strv_free(struct fw_strv *s);
 
+/* The vendor split template of a checkout of this repository: the split of
+ * the first import into it is proposed from it (fwdist(1), import). */
+#define FW_SPLIT_TEMPLATE "debian/vendor-split"
+
 struct fw_import_opts {
 	const char *src;           /* the upstream tree */
 	const char *into;          /* the tree to write (replaced as a whole) */
@@ -41,6 +45,9 @@ struct fw_import_opts {
 	bool debian_copyright;     /* licences from SRC's usr/share/doc/<pkg>/copyright */
 	bool vouch;                /* no_whence: what no licence covers is FW_IMPORT_VOUCHED */
 	bool adopt;                /* DIR need not be an fwdist tree: what is in the way is kept */
+	/* The split is proposed from this template (manifests/packages lines;
+	 * NULL: DIR's FW_SPLIT_TEMPLATE at the first import into a checkout). */
+	const char *split_template;
 	/* The blobs' copies, counted as they go (progress.h), or NULL. */
 	struct fw_progress *progress;
 };

@@ -63,6 +63,7 @@ static const struct {
 	{ "licence:", FW_SEL_LICENCE },
 	{ "license:", FW_SEL_LICENCE },
 	{ "empty:", FW_SEL_EMPTY },
+	{ "rest:", FW_SEL_REST },
 };
 
 static int parse_selector(const char *f, size_t n, struct fw_selector *sel, const char **err)
@@ -89,8 +90,17 @@ static int parse_selector(const char *f, size_t n, struct fw_selector *sel, cons
 				sel->value = NULL;
 				return -EINVAL;
 			}
-			if (sel->kind == FW_SEL_EMPTY && strcmp(sel->value, "yes") != 0) {
-				*err = "empty: takes yes";
+			if ((sel->kind == FW_SEL_EMPTY || sel->kind == FW_SEL_REST) &&
+			    strcmp(sel->value, "yes") != 0) {
+				*err = sel->kind == FW_SEL_EMPTY ? "empty: takes yes" : "rest: takes yes";
+				free(sel->value);
+				sel->value = NULL;
+				return -EINVAL;
+			}
+			/* "Everything but the rest" is every other line: a
+			 * negated rest: would say nothing a line does not. */
+			if (sel->kind == FW_SEL_REST && sel->negate) {
+				*err = "rest: cannot be negated";
 				free(sel->value);
 				sel->value = NULL;
 				return -EINVAL;
@@ -98,7 +108,7 @@ static int parse_selector(const char *f, size_t n, struct fw_selector *sel, cons
 			return 0;
 		}
 	}
-	*err = "unknown selector (category:, path:, driver:, licence:, empty:)";
+	*err = "unknown selector (category:, path:, driver:, licence:, empty:, rest:)";
 	return -EINVAL;
 }
 
@@ -172,6 +182,8 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 				fw_diag_add(d, path, it.line, "'%.*s': %s", (int)flen, f, err);
 				break;
 			}
+			if (rule.sel[rule.nsel].kind == FW_SEL_REST)
+				rule.rest = true;
 			rule.nsel++;
 		}
 		if (err) {
@@ -251,6 +263,8 @@ static bool sel_matches(const struct fw_selector *sel, const struct fw_blob_fact
 		return f->cat == sel->cat;
 	case FW_SEL_EMPTY:
 		return f->empty;
+	case FW_SEL_REST:
+		return true; /* what the rule takes: its order does the rest */
 	case FW_SEL_PATH:
 		return fnmatch(sel->value, f->name, 0) == 0;
 	case FW_SEL_DRIVER: {
@@ -295,4 +309,13 @@ bool fw_rule_matches(const struct fw_split_rule *r, const struct fw_blob_facts *
 		if (sel_matches(&r->sel[i], f) == r->sel[i].negate)
 			return false;
 	return true;
+}
+
+int fw_split_first(const struct fw_split *s, const struct fw_blob_facts *f)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->nrules; i++)
+			if (s->rules[i].rest == (pass == 1) && fw_rule_matches(&s->rules[i], f))
+				return (int)i;
+	return -1;
 }

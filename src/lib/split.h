@@ -17,6 +17,7 @@ enum fw_sel_kind {
 	FW_SEL_DRIVER,   /* driver:GLOB on the block's Driver: text (its first word) */
 	FW_SEL_LICENCE,  /* licence:ID, an id the blob's SPDX expression names */
 	FW_SEL_EMPTY,    /* empty:yes, an empty blob (zero bytes) */
+	FW_SEL_REST,     /* rest:yes, the line takes only what no other line takes */
 };
 
 struct fw_selector {
@@ -31,6 +32,7 @@ struct fw_split_rule {
 	unsigned line;
 	struct fw_selector *sel;
 	size_t nsel;
+	bool rest; /* a rest:yes line: tried only on blobs no other line takes */
 };
 
 struct fw_package {
@@ -67,6 +69,10 @@ struct fw_blob_facts {
  * kernel refuses empty firmware, so shipping one (as upstream ships
  * ath11k/WCN6750/hw1.0/wpss.b08) is a decision the split states. */
 bool fw_rule_matches(const struct fw_split_rule *r, const struct fw_blob_facts *f);
+/* The rule that gives a blob its package: the first line that matches it,
+ * else the first rest:yes line that does (-1: none). tree.c does the same
+ * faster, and also records every further match (a blob two packages take). */
+int fw_split_first(const struct fw_split *s, const struct fw_blob_facts *f);
 /* Section a category may go to: main takes only free blobs. */
 bool fw_section_allows(const char *section, enum fw_category cat);
 

@@ -293,7 +293,8 @@ static int cmp_lit(const void *a, const void *b)
 	return c ? c : (x->rule > y->rule) - (x->rule < y->rule);
 }
 
-/* Every blob against the rules in their order. A rule whose path: names
+/* Every blob against the rules in their order, then a blob no rule took
+ * against the rest:yes rules in theirs. A rule whose path: names
  * one file (as import writes one for each empty blob, and a Debian split
  * for each file of a mixed directory) is looked up by that name, not tried
  * on every blob: 100,000 such lines and blobs stay n log n, not n^2. */
@@ -301,16 +302,22 @@ static int assign_packages(struct fw_tree *t)
 {
 	struct lit_rule *lit = calloc(t->split.nrules + 1, sizeof(*lit));
 	size_t *general = calloc(t->split.nrules + 1, sizeof(*general));
-	size_t nlit = 0, ngen = 0;
+	size_t *rest = calloc(t->split.nrules + 1, sizeof(*rest));
+	size_t nlit = 0, ngen = 0, nrest = 0;
 	int ret = 0;
 
-	if (!lit || !general) {
+	if (!lit || !general || !rest) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (size_t r = 0; r < t->split.nrules; r++) {
-		char *name = literal_path(&t->split.rules[r]);
+		char *name;
 
+		if (t->split.rules[r].rest) {
+			rest[nrest++] = r;
+			continue;
+		}
+		name = literal_path(&t->split.rules[r]);
 		if (name)
 			lit[nlit++] = (struct lit_rule){ name, r };
 		else
@@ -363,12 +370,32 @@ static int assign_packages(struct fw_tree *t)
 				goto out;
 			}
 		}
+		/* The rest: lines, for what no other line took; two of them
+		 * taking it is the same conflict as two other lines. */
+		for (size_t k = 0; b->pkg < 0 && k < nrest; k++) {
+			const struct fw_split_rule *rule = &t->split.rules[rest[k]];
+
+			if (!fw_rule_matches(rule, &f))
+				continue;
+			b->pkg = (int)rule->pkg;
+			b->pkg_line = rule->line;
+			for (size_t m = k + 1; m < nrest; m++) {
+				const struct fw_split_rule *o = &t->split.rules[rest[m]];
+
+				if ((int)o->pkg != b->pkg && fw_rule_matches(o, &f) &&
+				    add_match(b, o->pkg, o->line) < 0) {
+					ret = -ENOMEM;
+					goto out;
+				}
+			}
+		}
 	}
 out:
 	for (size_t i = 0; lit && i < nlit; i++)
 		free(lit[i].name);
 	free(lit);
 	free(general);
+	free(rest);
 	return ret;
 }
 

@@ -208,16 +208,16 @@ TEST(invalid_selectors)
 
 	CHECK_EQ_INT(parse(&s, &d, text), 0);
 	CHECK_NDIAG(&d, 10);
-	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:)");
-	CHECK_DIAG(&d, 1, 3, "'path:': unknown selector (category:, path:, driver:, licence:, empty:)");
-	CHECK_DIAG(&d, 2, 4, "'category:': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 1, 3, "'path:': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 2, 4, "'category:': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
 	CHECK_DIAG(&d, 3, 5, "'category:undistributable': category: takes free or non-free");
 	CHECK_DIAG(&d, 4, 6, "'category:unknown': category: takes free or non-free");
 	CHECK_DIAG(&d, 5, 7, "'category:Free': category: takes free or non-free");
-	CHECK_DIAG(&d, 6, 8, "'!!path:x': unknown selector (category:, path:, driver:, licence:, empty:)");
-	CHECK_DIAG(&d, 7, 9, "'Path:x': unknown selector (category:, path:, driver:, licence:, empty:)");
-	CHECK_DIAG(&d, 8, 10, "'!': unknown selector (category:, path:, driver:, licence:, empty:)");
-	CHECK_DIAG(&d, 9, 11, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 6, 8, "'!!path:x': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 7, 9, "'Path:x': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 8, 10, "'!': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 9, 11, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
 	CHECK_EQ_INT(s.nrules, 1);
 	CHECK_EQ_INT(s.rules[0].line, 12);
 	CHECK_EQ_STR(s.rules[0].sel[0].value, "good");
@@ -248,10 +248,10 @@ TEST(bad_selector_registers_nothing)
 
 	CHECK_EQ_INT(parse(&s, &d, text), 0);
 	CHECK_NDIAG(&d, 4);
-	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
 	CHECK_DIAG(&d, 1, 4, "'category:nope': category: takes free or non-free");
-	CHECK_DIAG(&d, 2, 5, "'path:': unknown selector (category:, path:, driver:, licence:, empty:)");
-	CHECK_DIAG(&d, 3, 7, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:)");
+	CHECK_DIAG(&d, 2, 5, "'path:': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 3, 7, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
 	CHECK_EQ_INT(fw_split_find(&s, "only"), -1);
 	CHECK_EQ_INT(s.npkgs, 3);
 	CHECK_EQ_STR(s.pkgs[0].name, "both");
@@ -508,4 +508,44 @@ TEST(empty_blob_needs_empty_yes)
 	fw_split_free(&s);
 	CHECK(one_rule(&s, "category:copyleft") < 0);
 	fw_split_free(&s);
+}
+
+TEST(rest_line_takes_what_no_other_line_takes)
+{
+	struct fw_split s;
+	struct fw_diag d = { 0 };
+	struct fw_blob_facts rtl = { .name = "rtl_nic/a.fw", .cat = FW_CAT_NONFREE };
+	struct fw_blob_facts other = { .name = "acme/b.bin", .cat = FW_CAT_NONFREE };
+	struct fw_blob_facts free_ = { .name = "acme/c.bin", .cat = FW_CAT_FREE };
+
+	/* The catch-all first: the order of lines does not matter. */
+	CHECK_EQ_INT(parse(&s, &d,
+			   "# fwdist package split 1\n"
+			   "misc  non-free-firmware  category:non-free rest:yes\n"
+			   "rtl   non-free-firmware  category:non-free path:rtl_nic/*\n"),
+		     0);
+	CHECK_EQ_INT((int)d.n, 0);
+	CHECK(s.rules[0].rest && !s.rules[1].rest);
+	CHECK_EQ_INT(fw_split_first(&s, &rtl), 1);
+	CHECK_EQ_INT(fw_split_first(&s, &other), 0);
+	CHECK_EQ_INT(fw_split_first(&s, &free_), -1);
+	fw_split_free(&s);
+	fw_diag_free(&d);
+}
+
+TEST(rest_takes_yes_and_no_negation)
+{
+	struct fw_split s;
+	struct fw_diag d = { 0 };
+
+	CHECK_EQ_INT(parse(&s, &d,
+			   "# fwdist package split 1\n"
+			   "aa  non-free-firmware  rest:no\n"
+			   "bb  non-free-firmware  !rest:yes\n"),
+		     0);
+	CHECK_EQ_INT((int)s.nrules, 0);
+	CHECK_DIAG(&d, 0, 2, "'rest:no': rest: takes yes");
+	CHECK_DIAG(&d, 1, 3, "'!rest:yes': rest: cannot be negated");
+	fw_split_free(&s);
+	fw_diag_free(&d);
 }
