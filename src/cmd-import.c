@@ -64,7 +64,9 @@ static const struct fw_cli_help help = {
 		"Only what an import wrote, or the parts of an fwdist tree (WHENCE,\n"
 		"firmware/, manifests/, LICENSES/), is replaced: in a checkout of the\n"
 		"repository everything else stays, and the split it has is kept. SRC itself,\n"
-		"a directory inside it or one holding it is refused.\n"
+		"a directory inside it or one holding it is refused. The report opens with\n"
+		"what was refused, per cause (licence text missing, licence unknown,\n"
+		"undistributable verdict, file missing), with the step that admits it.\n"
 		"\n",
 	.opts = opts,
 	.foot = "\n"
@@ -239,6 +241,13 @@ int cmd_import(int argc, char **argv)
 		fw_import_report_free(&rep);
 		ret = EXIT_FINDING;
 		goto out;
+	}
+	/* What was refused and how to admit it, first: the lists below can
+	 * run to thousands of lines. */
+	if (rep.nrefused) {
+		printf("refused (%u blob%s):\n", rep.nrefused, rep.nrefused == 1 ? "" : "s");
+		for (size_t i = 0; i < rep.refused.n; i++)
+			printf("  %s\n", rep.refused.v[i]);
 	}
 	section("missing", &rep.missing);
 	section("unlisted", &rep.unlisted);
