@@ -75,7 +75,9 @@ static const struct fw_cli_help help = {
 		"is proposed from its debian/vendor-split (packages by vendor, as Debian's).\n"
 		"Elsewhere the split is firmware-free and firmware-nonfree unless\n"
 		"--split-template. SRC itself, a directory inside it or one holding it is\n"
-		"refused.\n"
+		"refused. The report opens with what was refused, per cause (licence text\n"
+		"missing, licence unknown, undistributable verdict, file missing), with the\n"
+		"step that admits it.\n"
 		"\n",
 	.opts = opts,
 	.foot = "\n"
@@ -258,6 +260,13 @@ int cmd_import(int argc, char **argv)
 		fw_import_report_free(&rep);
 		ret = EXIT_FINDING;
 		goto out;
+	}
+	/* What was refused and how to admit it, first: the lists below can
+	 * run to thousands of lines. */
+	if (rep.nrefused) {
+		printf("refused (%u blob%s):\n", rep.nrefused, rep.nrefused == 1 ? "" : "s");
+		for (size_t i = 0; i < rep.refused.n; i++)
+			printf("  %s\n", rep.refused.v[i]);
 	}
 	section("missing", &rep.missing);
 	section("unlisted", &rep.unlisted);

@@ -321,17 +321,46 @@ static const char *common_licence(const char *id)
 	return NULL;
 }
 
+struct used_ctx {
+	const struct fw_policy *pol;
+	bool *used; /* per policy entry */
+};
+
+static int mark_used(void *ctx, const char *id, size_t len)
+{
+	struct used_ctx *c = ctx;
+	char buf[256];
+	const struct fw_policy_entry *e;
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, id, len);
+	buf[len] = '\0';
+	e = fw_policy_find(c->pol, buf);
+	if (e)
+		c->used[e - c->pol->v] = true;
+	return 0;
+}
+
 int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 {
 	const struct fw_tree *t = p->t;
 	const struct fw_whence *w = &t->whence;
 	const struct fw_plan_entry **v;
+	bool *used;
 	size_t n;
 	int r = 0;
 
-	v = entries_of(p, -1, false, &n);
-	if (!v)
+	/* The licences the Files: paragraphs name, and only those, get a
+	 * License: paragraph: one for a licence nothing shipped carries is
+	 * stale (and may quote what lintian refuses, such as a pointer to
+	 * /usr/doc/copyright). */
+	used = calloc(t->policy.n + 1, sizeof(*used));
+	v = used ? entries_of(p, -1, false, &n) : NULL;
+	if (!v) {
+		free(used);
 		return -ENOMEM;
+	}
 	for (size_t li = 0; li < w->nlicences; li++) {
 		const struct fw_whence_licence *l = &w->licences[li];
 		const struct fw_whence_block *b = &w->blocks[l->block];
@@ -355,6 +384,9 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 		}
 		if (!any)
 			continue; /* nothing of this group is shipped */
+		if (l->spdx)
+			fw_spdx_eval(NULL, l->spdx, &(enum fw_category){ 0 }, mark_used,
+				     &(struct used_ctx){ &t->policy, used }, &(const char *){ NULL });
 		/* The sources the group ships beside its blobs (free firmware). */
 		for (size_t i = 0; i < w->nentries; i++) {
 			const struct fw_whence_entry *e = &w->entries[i];
@@ -389,14 +421,18 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 		size_t len;
 		int rr;
 
+		if (!used[i])
+			continue;
 		if (x->err) {
 			fw_diag_add(d, x->path, 0, "%s", fw_text_problem(x));
 			r = -EINVAL;
 			continue;
 		}
 		rr = fw_tree_read_text(t, x, &buf, &len);
-		if (rr == -ENOMEM)
+		if (rr == -ENOMEM) {
+			free(used);
 			return rr;
+		}
 		if (rr == 0 && !fw_utf8_valid(buf))
 			rr = -EILSEQ;
 		if (rr < 0) {
@@ -419,6 +455,7 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			dep5_text(f, buf);
 		free(buf);
 	}
+	free(used);
 	return r;
 }
 

@@ -64,6 +64,15 @@ struct into {
 	bool fwdist_tree, marked, split_generated;
 };
 
+/* Why a licence group was refused, for the report's summary. */
+enum imp_refusal {
+	IMP_REFUSED_NOT,        /* not refused */
+	IMP_REFUSED_UNKNOWN,    /* the map does not classify it (or it does not parse) */
+	IMP_REFUSED_NO_LICENCE, /* no licence line at all */
+	IMP_REFUSED_NAMED_FILE, /* its wording names a licence file that was not found */
+	IMP_REFUSED_NO_TEXT,    /* an id of its expression has no text */
+};
+
 struct group {                 /* one licence group of upstream's WHENCE */
 	char *expr;            /* the SPDX expression it gets, NULL: refused */
 	char *wording;         /* its Licence: text, normalised */
@@ -71,6 +80,7 @@ struct group {                 /* one licence group of upstream's WHENCE */
 	bool refused;
 	bool left;             /* an entry of it is imported */
 	const char *why;       /* refused: why (static) */
+	enum imp_refusal cause; /* refused: why, for the summary */
 	const char *inline_id; /* an id classified by this wording (text: key) */
 	char *named;           /* the file its wording names ("See LICENCE.foo") */
 	char *named_text;      /* that file's text, written at the same name */
@@ -116,6 +126,7 @@ struct imp {
 	char **replace;        /* per line: new text, NULL keep */
 	char **after;          /* per line: lines to add after it, NULL none */
 	bool *named;           /* per entry: a listed name found in SRC */
+	struct fw_strv absent; /* the File:/RawFile: names listed and absent from SRC */
 	unsigned *orig;        /* per line of the WHENCE written: upstream's line, 0 added */
 	size_t norig;
 	int parentfd;
@@ -189,6 +200,9 @@ int imp_mark_used(void *ctx, const char *id, size_t len);
 int imp_plan_whence(struct imp *im);
 /* The planned WHENCE into the stage (and im->orig). */
 int imp_write_whence(struct imp *im);
+/* The upstream entry a model entry (of the WHENCE written) stands for, or NULL. */
+const struct fw_whence_entry *imp_upstream_entry(const struct imp *im,
+						 const struct fw_whence_entry *e);
 /* Drop what the model t of the written WHENCE rejects; how many, or -errno. */
 int imp_prune(struct imp *im, const struct fw_tree *t);
 
@@ -200,6 +214,9 @@ int imp_licmap_vouch(struct fw_licmap *m);
 int imp_classify(struct imp *im);
 /* Find the text of every id in use. */
 int imp_find_texts(struct imp *im);
+/* The file names a text of x is looked for under (the map's file: keys for
+ * it, ID.txt, ID), into names. 0 or -ENOMEM. */
+int imp_text_names(const struct imp *im, const struct idinfo *x, struct fw_strv *names);
 /* The texts the report names as missing. */
 int imp_report_no_text(struct imp *im);
 /* fw_spdx_eval callback: mark an id without a text wanted (ctx: a struct
@@ -216,6 +233,13 @@ int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool 
 /* manifests/licenses and LICENSES/ of the stage. */
 int imp_write_policy(struct imp *im);
 int imp_write_texts(struct imp *im);
+
+/* ---- the refused summary (import-refused.c) ---- */
+
+/* rep->refused: the blobs of the stage's model im->t that its verdicts
+ * refuse, and the files listed and absent, counted per cause with the step
+ * that admits them. 0 or -ENOMEM. */
+int imp_report_refused(struct imp *im);
 
 /* ---- where the tree goes (import-repo.c) ---- */
 

@@ -193,9 +193,11 @@ int imp_classify(struct imp *im)
 			if (r < 0) {
 				gr->refused = true;
 				gr->why = "bad SPDX expression";
+				gr->cause = IMP_REFUSED_UNKNOWN;
 			} else if (c.unknown) {
 				gr->refused = true;
 				gr->why = "licence not in the licence map";
+				gr->cause = IMP_REFUSED_UNKNOWN;
 				if (imp_strv_take(&im->rep->unknown,
 					      fw_asprintf("WHENCE:%u: id:%s", l->spdx_line, c.unknown)) < 0)
 					return -ENOMEM;
@@ -209,6 +211,7 @@ int imp_classify(struct imp *im)
 		if (!gr->wording) {
 			gr->refused = true;
 			gr->why = "no licence";
+			gr->cause = IMP_REFUSED_NO_LICENCE;
 			continue;
 		}
 		key = fw_asprintf("text:%s", gr->wording);
@@ -250,6 +253,7 @@ int imp_classify(struct imp *im)
 			if (!e) {
 				gr->refused = true;
 				gr->why = "licence not in the licence map";
+				gr->cause = IMP_REFUSED_UNKNOWN;
 				if (imp_strv_take(&im->rep->unknown,
 					      fw_asprintf("WHENCE:%u: sha256:%s text:%s", l->text_line, hex,
 							  fw_esc(gr->wording))) < 0)
@@ -262,6 +266,7 @@ int imp_classify(struct imp *im)
 			if (c.unknown) {
 				gr->refused = true;
 				gr->why = "an id of its map expression has no category in the map";
+				gr->cause = IMP_REFUSED_UNKNOWN;
 				if (imp_strv_take(&im->rep->unknown,
 					      fw_asprintf("WHENCE:%u: id:%s", l->text_line, c.unknown)) < 0)
 					return -ENOMEM;
@@ -375,6 +380,21 @@ static int try_text(struct imp *im, struct idinfo *x, int dirfd, const char *dir
 	return r == -ENOMEM ? r : 0;
 }
 
+int imp_text_names(const struct imp *im, const struct idinfo *x, struct fw_strv *names)
+{
+	int r = 0;
+
+	for (size_t k = 0; k < im->map.n && r == 0; k++)
+		if (strncmp(im->map.v[k].key, "file:", 5) == 0 &&
+		    same_text(im->map.v[k].expr, x->id) && !imp_strv_has(names, im->map.v[k].key + 5))
+			r = imp_strv_take(names, strdup(im->map.v[k].key + 5));
+	if (r == 0)
+		r = imp_strv_take(names, fw_asprintf("%s.txt", x->id));
+	if (r == 0)
+		r = imp_strv_take(names, strdup(x->id));
+	return r;
+}
+
 /* Find the text of every id in use: the licence files the map names for
  * it, then ID and ID.txt, at the top of SRC, in SRC/LICENSES/ and in each
  * --licence-dir; else, for an id an inline wording defines, the wording. */
@@ -387,14 +407,7 @@ int imp_find_texts(struct imp *im)
 
 		if (!x->used || strcmp(x->id, FW_IMPORT_REFUSED) == 0)
 			continue;
-		for (size_t k = 0; k < im->map.n && r == 0; k++)
-			if (strncmp(im->map.v[k].key, "file:", 5) == 0 &&
-			    same_text(im->map.v[k].expr, x->id) && !imp_strv_has(&names, im->map.v[k].key + 5))
-				r = imp_strv_take(&names, strdup(im->map.v[k].key + 5));
-		if (r == 0)
-			r = imp_strv_take(&names, fw_asprintf("%s.txt", x->id));
-		if (r == 0)
-			r = imp_strv_take(&names, strdup(x->id));
+		r = imp_text_names(im, x, &names);
 		for (size_t k = 0; k < names.n && r == 0 && !x->text; k++) {
 			r = try_text(im, x, im->srcfd, "", names.v[k]);
 			if (r == 0 && !x->text)

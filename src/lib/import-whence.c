@@ -166,6 +166,11 @@ static int plan_entries(struct imp *im)
 		}
 		if (fd >= 0)
 			close(fd);
+		/* A blob listed twice and absent is one file missing. */
+		if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) &&
+		    !imp_strv_has(&im->absent, e->name) &&
+		    imp_strv_take(&im->absent, strdup(e->name)) < 0)
+			return -ENOMEM;
 		r = imp_strv_take(&im->rep->missing,
 			      fw_asprintf("WHENCE:%u: %s: %s%s", e->line, fw_entry_kind_name(e->kind),
 					  fw_esc(e->name),
@@ -236,6 +241,7 @@ static int plan_groups(struct imp *im)
 			if (!gr->named_text) {
 				gr->refused = true;
 				gr->why = "its wording names a licence file that was not found";
+				gr->cause = IMP_REFUSED_NAMED_FILE;
 				char *m = fw_asprintf("%s (a licence file WHENCE names)",
 						      fw_esc(gr->named));
 
@@ -254,6 +260,7 @@ static int plan_groups(struct imp *im)
 			if (c.missing) {
 				gr->refused = true;
 				gr->why = "licence text not found";
+				gr->cause = IMP_REFUSED_NO_TEXT;
 			}
 		}
 		if (gr->refused) {
@@ -405,11 +412,8 @@ static const char *link_why(enum fw_link_state s)
 	}
 }
 
-/* Drop what the model of the written WHENCE rejects: bad links, second
- * listings, names fwdist cannot take. Returns how many were dropped. */
-/* The upstream entry a model entry (of the WHENCE written) stands for. */
-static const struct fw_whence_entry *upstream_entry(const struct imp *im,
-						    const struct fw_whence_entry *e)
+const struct fw_whence_entry *imp_upstream_entry(const struct imp *im,
+						 const struct fw_whence_entry *e)
 {
 	unsigned ln = e->line < im->norig ? im->orig[e->line] : 0;
 	size_t lo = 0, hi = im->w.nentries;
@@ -429,13 +433,15 @@ static const struct fw_whence_entry *upstream_entry(const struct imp *im,
 	return NULL;
 }
 
+/* Drop what the model of the written WHENCE rejects: bad links, second
+ * listings, names fwdist cannot take. Returns how many were dropped. */
 int imp_prune(struct imp *im, const struct fw_tree *t)
 {
 	int n = 0, r;
 
 	for (size_t i = 0; i < t->nlinks; i++) {
 		const struct fw_link *l = &t->links[i];
-		const struct fw_whence_entry *ue = upstream_entry(im, l->e);
+		const struct fw_whence_entry *ue = imp_upstream_entry(im, l->e);
 
 		if (!ue || im->replace[ue->line])
 			continue;
@@ -453,7 +459,7 @@ int imp_prune(struct imp *im, const struct fw_tree *t)
 	}
 	for (size_t i = 0; i < t->nblobs; i++) {
 		const struct fw_blob *b = &t->blobs[i];
-		const struct fw_whence_entry *ue = b->duplicate ? upstream_entry(im, b->e) : NULL;
+		const struct fw_whence_entry *ue = b->duplicate ? imp_upstream_entry(im, b->e) : NULL;
 
 		if (!ue || im->replace[ue->line])
 			continue;

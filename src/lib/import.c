@@ -28,6 +28,7 @@
 
 void fw_import_report_free(struct fw_import_report *r)
 {
+	fw_strv_free(&r->refused);
 	fw_strv_free(&r->missing);
 	fw_strv_free(&r->unlisted);
 	fw_strv_free(&r->unknown);
@@ -813,6 +814,9 @@ static int import_copy(struct imp *im)
 		im->jobs[im->njobs].cat = b->cat;
 		im->njobs++;
 	}
+	r = imp_report_refused(im);
+	if (r < 0)
+		return r;
 	im->rep->links = (unsigned)im->t.nlinks;
 	im->fwfd = openat(im->stagefd, FW_TREE_FIRMWARE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (im->fwfd < 0) {
@@ -1021,6 +1025,7 @@ static void import_free(struct imp *im)
 	free(im->lines);
 	free(im->lens);
 	free(im->named);
+	fw_strv_free(&im->absent);
 	free(im->orig);
 	for (size_t g = 0; im->groups && g < im->w.nlicences; g++) {
 		free(im->groups[g].expr);

@@ -54,6 +54,11 @@ struct fw_import_opts {
 
 /* What an import found and did; every list is of printable lines. */
 struct fw_import_report {
+	/* The refused summary, said first: per cause (a licence text missing,
+	 * a licence unknown, an undistributable verdict, a file missing) how
+	 * many blobs, a few names and the step that would admit them. */
+	struct fw_strv refused;
+	unsigned nrefused;         /* blobs refused and files missing, together */
 	struct fw_strv missing;    /* "WHENCE:LINE: File: NAME" listed, absent */
 	struct fw_strv unlisted;   /* on disk, in no WHENCE entry */
 	struct fw_strv unknown;    /* licences the map does not know */
