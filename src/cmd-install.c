@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist install: verify and install the tree (or part of it) into a firmware directory. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dpkg.h"
 #include "fwdist.h"
+#include "hwselect.h"
 #include "json.h"
 #include "install.h"
 #include "plan.h"
@@ -32,7 +35,8 @@ static const struct fw_cli_opt opts[] = {
 	  "/boot/config-$(uname -r)); xz or zstd it cannot load\n"
 	  "is refused", NULL },
 	{ "kernel-release", 'R', false, "R",
-	  "use /boot/config-R", NULL },
+	  "use /boot/config-R; with --hardware, resolve against\n"
+	  "ROOT/lib/modules/R only", NULL },
 	{ "dedup", 'D', false, NULL,
 	  "identical blobs of one package become relative\n"
 	  "symlinks to one copy (from the manifest's digests)", NULL },
@@ -41,6 +45,37 @@ static const struct fw_cli_opt opts[] = {
 	{ "select", FW_OPT_SELECT, false, "FILE",
 	  "only these request names or shell globs, one a line\n"
 	  "(# comments); a link brings its target", NULL },
+	{ "hardware", 'H', false, NULL,
+	  "only the firmware the hardware present needs: each\n"
+	  "modalias under /sys/devices resolved to its modules\n"
+	  "and their dependencies (libkmod, as fwdist missing),\n"
+	  "the names their modinfo lists and the kernel log's,\n"
+	  "with the links they go through. Against every kernel\n"
+	  "under ROOT/lib/modules (the union), unless\n"
+	  "--kernel-release or --modules-dir names one. A name\n"
+	  "needed that the tree does not install fails the\n"
+	  "install (--skip-absent); nothing needed installs\n"
+	  "nothing, exit 0", NULL },
+	{ "newest", 'N', false, NULL,
+	  "with --hardware: of each group of alternatives (names\n"
+	  "of a module differing only in a version), only the\n"
+	  "newest the tree has: the kernels resolved (named in\n"
+	  "the output) try it first and load no other", NULL },
+	{ "skip-absent", 'b', false, NULL,
+	  "with --hardware: name the needed names the tree does\n"
+	  "not install and install the rest", NULL },
+	{ "sysfs", 's', false, "DIR",
+	  "with --hardware: a saved copy of /sys (or of\n"
+	  "/sys/devices) instead of /sys/devices; the kernel log\n"
+	  "is then read only from --kernel-log", NULL },
+	{ "modules-dir", 'm', false, "DIR",
+	  "with --hardware: resolve against the modules\n"
+	  "directory DIR only (depmod's modules.alias.bin in it)", NULL },
+	{ "kernel-log", 'k', false, "FILE",
+	  "with --hardware: names that failed to load, from FILE\n"
+	  "(dmesg's text) instead of /dev/kmsg", NULL },
+	{ "no-kernel-log", 'n', false, NULL,
+	  "with --hardware: read no kernel log", NULL },
 	{ "no-licenses", 'L', false, NULL,
 	  "do not install the licence texts", NULL },
 	{ "force", 'F', false, NULL,
@@ -114,6 +149,10 @@ static const struct fw_cli_help help = {
 		"neither is any name of a package whose record a Debian package ships.\n"
 		"Each such package is named once on standard error, with a count and a\n"
 		"few names; they are no failure (exit 0 when all else is installed).\n"
+		"With --hardware only the firmware of the hardware present is selected\n"
+		"(one line per kernel says what: devices, modules, names, alternatives);\n"
+		"the records keep the rest, so a later full install or uninstall handles\n"
+		"it. A later --hardware install adds; it removes nothing.\n"
 		"\n",
 	.opts = opts,
 };
@@ -138,11 +177,17 @@ static void json_names(const struct fw_plan *p, const bool *in_place, enum fw_pl
 	putchar(']');
 }
 
+struct hwrun;
+static void hw_json(const struct hwrun *hr);
+
 static void json_result(const char *where, enum fw_compress comp, const struct fw_plan *p,
 			const bool *in_place, const struct fw_install_result *res,
-			const struct fw_diag *d, int ret)
+			const struct fw_diag *d, int ret, const struct hwrun *hr)
 {
-	printf("{\"destination\":");
+	printf("{");
+	if (hr)
+		hw_json(hr);
+	printf("\"destination\":");
 	fw_json_str(stdout, where);
 	printf(",\"compress\":\"%s\",\"blobs\":%zu,\"links\":%zu,\"dedup_links\":%zu,"
 	       "\"licences\":%zu,\"unchanged\":%zu,\"removed\":%zu,\"kept\":%zu,\"failed\":%zu,"
@@ -166,6 +211,8 @@ struct opts {
 	struct fw_install_opts inst;
 	const char *kconfig, *krelease, *cert;
 	bool autosel, require_signature;
+	bool hardware, newest, skip_absent, hw_opt;
+	struct fw_hw_opts hw;
 	struct fw_rec_release release;
 };
 
@@ -184,7 +231,24 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'R':
 		o->krelease = arg;
+		return fw_hw_option(&o->hw, "install", 'r', arg);
+	case 'H':
+		o->hardware = true;
 		return EXIT_OK;
+	case 'N':
+		o->newest = true;
+		o->hw_opt = true;
+		return EXIT_OK;
+	case 'b':
+		o->skip_absent = true;
+		o->hw_opt = true;
+		return EXIT_OK;
+	case 's':
+	case 'm':
+	case 'k':
+	case 'n':
+		o->hw_opt = true;
+		return fw_hw_option(&o->hw, "install", c, arg);
 	case 'D':
 		o->plan.dedup = true;
 		return EXIT_OK;
@@ -213,6 +277,208 @@ static int option(void *ctx, int c, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* What --hardware resolved: the kernels, their counts, the union. */
+struct hwrun {
+	char **kernels;  /* modules directories */
+	size_t nk;
+	struct fw_hwsel_counts *c;
+	struct fw_hwsel s;
+	bool *blob, *link;
+};
+
+static int by_version(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The modules directories --hardware resolves against: --modules-dir,
+ * ROOT/lib/modules/R, else each directory of ROOT/lib/modules (the
+ * kernels installed on that root), in version order. EXIT_OK or the exit
+ * code, said. */
+static int hw_kernels(const struct fw_cli *cli, const struct opts *o, struct hwrun *hr)
+{
+	const char *root = cli->destdir && *cli->destdir ? cli->destdir : "";
+	char *top;
+	DIR *dir;
+	struct dirent *de;
+	size_t cap = 0;
+
+	if (o->hw.moddir || o->hw.release) {
+		char *k = o->hw.moddir ? strdup(o->hw.moddir)
+				       : fw_asprintf("%s/lib/modules/%s", root, o->hw.release);
+
+		hr->kernels = calloc(1, sizeof(*hr->kernels));
+		if (!k || !hr->kernels) {
+			free(k);
+			fw_err("install: out of memory");
+			return EXIT_FINDING;
+		}
+		hr->kernels[hr->nk++] = k;
+		return EXIT_OK;
+	}
+	top = fw_asprintf("%s/lib/modules", root);
+	if (!top) {
+		fw_err("install: out of memory");
+		return EXIT_FINDING;
+	}
+	dir = opendir(top);
+	if (!dir) {
+		fw_err("install: --hardware: %s: %s (--kernel-release R or --modules-dir DIR); "
+		       "nothing installed", fw_esc(top), strerror(errno));
+		free(top);
+		return EXIT_FINDING;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		struct stat st;
+		char *k;
+
+		if (de->d_name[0] == '.')
+			continue;
+		k = fw_asprintf("%s/%s", top, de->d_name);
+		if (!k || fw_grow(&hr->kernels, &cap, hr->nk, sizeof(*hr->kernels)) < 0) {
+			free(k);
+			closedir(dir);
+			free(top);
+			fw_err("install: out of memory");
+			return EXIT_FINDING;
+		}
+		if (stat(k, &st) == 0 && S_ISDIR(st.st_mode))
+			hr->kernels[hr->nk++] = k;
+		else
+			free(k);
+	}
+	closedir(dir);
+	if (!hr->nk) {
+		fw_err("install: --hardware: no kernel under %s (--kernel-release R or "
+		       "--modules-dir DIR); nothing installed", fw_esc(top));
+		free(top);
+		return EXIT_FINDING;
+	}
+	free(top);
+	qsort(hr->kernels, hr->nk, sizeof(*hr->kernels), by_version);
+	return EXIT_OK;
+}
+
+static const char *kernel_name(const char *moddir)
+{
+	const char *b = strrchr(moddir, '/');
+
+	return b && b[1] ? b + 1 : moddir;
+}
+
+/* Resolve the hardware against each kernel and mark what it needs in
+ * hr->blob and hr->link, the selection the plan is built with. -1 to go
+ * on, else the exit code (the reason said). */
+static int hw_select(const struct opts *o, const struct fw_cli *cli, const struct fw_tree *t,
+		     struct hwrun *hr)
+{
+	int ret = hw_kernels(cli, o, hr);
+
+	if (ret != EXIT_OK)
+		return ret;
+	hr->s.newest = o->newest;
+	hr->c = calloc(hr->nk, sizeof(*hr->c));
+	hr->blob = calloc(t->nblobs + 1, sizeof(*hr->blob));
+	hr->link = calloc(t->nlinks + 1, sizeof(*hr->link));
+	if (!hr->c || !hr->blob || !hr->link)
+		goto nomem;
+	for (size_t k = 0; k < hr->nk; k++) {
+		struct fw_hw_opts ho = o->hw;
+		struct fw_hw h = { 0 };
+		bool failed = false;
+		int r;
+
+		ho.release = NULL;
+		ho.moddir = hr->kernels[k];
+		/* The log is the running kernel's: read once. */
+		ho.no_log = o->hw.no_log || k > 0;
+		ho.log = ho.no_log ? NULL : o->hw.log;
+		ret = fw_hw_gather("install", &ho, &h, &failed);
+		if (ret >= 0) {
+			fw_hw_free(&h);
+			return ret;
+		}
+		if (failed) {
+			fw_hw_free(&h);
+			fw_err("install: --hardware: the hardware could not be resolved in full against "
+			       "%s (see above); nothing installed", fw_esc(hr->kernels[k]));
+			return EXIT_FINDING;
+		}
+		r = fw_hwsel_add(&hr->s, &h, t, hr->blob, hr->link, &hr->c[k]);
+		fw_hw_free(&h);
+		if (r < 0)
+			goto nomem;
+	}
+	fw_hwsel_done(&hr->s);
+	return -1;
+nomem:
+	fw_err("install: out of memory");
+	return EXIT_FINDING;
+}
+
+static void hw_print(const struct hwrun *hr)
+{
+	for (size_t k = 0; k < hr->nk; k++) {
+		const struct fw_hwsel_counts *c = &hr->c[k];
+
+		printf("hardware: %s: %zu device%s (%zu bound), %zu module%s, %zu firmware name%s; "
+		       "selected %zu", fw_esc(kernel_name(hr->kernels[k])), c->devices,
+		       c->devices == 1 ? "" : "s", c->bound, c->modules, c->modules == 1 ? "" : "s",
+		       c->names, c->names == 1 ? "" : "s", c->selected);
+		if (c->older)
+			printf(", left out %zu older alternative%s", c->older, c->older == 1 ? "" : "s");
+		if (c->alt_absent)
+			printf(", %zu alternative%s not in the tree", c->alt_absent,
+			       c->alt_absent == 1 ? "" : "s");
+		if (c->absent)
+			printf(", %zu absent", c->absent);
+		printf("\n");
+	}
+	if (hr->s.newest) {
+		printf("hardware: --newest: the newest alternative of each group, the one kernel%s",
+		       hr->nk == 1 ? "" : "s");
+		for (size_t k = 0; k < hr->nk; k++)
+			printf("%s %s", k ? (k + 1 == hr->nk ? " and" : ",") : "",
+			       fw_esc(kernel_name(hr->kernels[k])));
+		printf(" load%s first\n", hr->nk == 1 ? "s" : "");
+	}
+}
+
+static void hw_json(const struct hwrun *hr)
+{
+	printf("\"hardware\":{\"newest\":%s,\"kernels\":[", hr->s.newest ? "true" : "false");
+	for (size_t k = 0; k < hr->nk; k++) {
+		const struct fw_hwsel_counts *c = &hr->c[k];
+
+		printf("%s{\"modules_dir\":", k ? "," : "");
+		fw_json_str(stdout, hr->kernels[k]);
+		printf(",\"devices\":%zu,\"bound\":%zu,\"modules\":%zu,\"names\":%zu,\"selected\":%zu,"
+		       "\"older\":%zu,\"alternatives_absent\":%zu,\"absent\":%zu}",
+		       c->devices, c->bound, c->modules, c->names, c->selected, c->older,
+		       c->alt_absent, c->absent);
+	}
+	printf("],\"selected\":[");
+	for (size_t i = 0; i < hr->s.nselected; i++) {
+		printf("%s", i ? "," : "");
+		fw_json_str(stdout, hr->s.selected[i]);
+	}
+	printf("],\"absent\":[");
+	for (size_t i = 0; i < hr->s.nabsent; i++) {
+		printf("%s", i ? "," : "");
+		fw_json_str(stdout, hr->s.absent[i]);
+	}
+	printf("]},");
+}
+
+static void hw_free(struct hwrun *hr)
+{
+	fw_free_strv(hr->kernels, hr->nk);
+	free(hr->c);
+	free(hr->blob);
+	free(hr->link);
+	fw_hwsel_free(&hr->s);
+}
+
 int cmd_install(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("install");
@@ -223,6 +489,7 @@ int cmd_install(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct fw_dpkg db = { 0 };
+	struct hwrun hr = { 0 };
 	char *where = NULL, *kpath = NULL;
 	bool *in_place = NULL;
 	int r, fd = -1, ret;
@@ -232,11 +499,33 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	ret = EXIT_FINDING;
 	o.inst.jobs = cli.jobs;
+	if (o.hw_opt && !o.hardware) {
+		ret = fw_usage("install", "--newest, --skip-absent, --sysfs, --modules-dir, --kernel-log "
+				"and --no-kernel-log go with --hardware");
+		goto out;
+	}
+	if (o.hardware && cli.select_file) {
+		ret = fw_usage("install", "--hardware and --select exclude each other");
+		goto out;
+	}
+	if (o.hw.moddir && o.hw.release) {
+		ret = fw_usage("install", "give --kernel-release R or --modules-dir DIR, not both");
+		goto out;
+	}
+	if (o.hw.log && o.hw.no_log) {
+		ret = fw_usage("install", "give --kernel-log FILE or --no-kernel-log, not both");
+		goto out;
+	}
 	if (o.kconfig && o.krelease) {
 		ret = fw_usage("install", "--kernel-config and --kernel-release exclude each other");
 		goto out;
 	}
-	r = fw_plan_kernel_compress(o.kconfig, o.krelease, o.autosel, o.inst.force, &o.plan.comp,
+	/* --hardware's release names the modules; its config matters only
+	 * for a compression to check or choose. */
+	r = fw_plan_kernel_compress(o.kconfig,
+				    o.hardware && !o.autosel && o.plan.comp == FW_COMP_NONE ? NULL
+											: o.krelease,
+				    o.autosel, o.inst.force, &o.plan.comp,
 				    &kpath, &d);
 	if (r == -EPERM) {
 		fw_print_diag(&d);
@@ -271,6 +560,42 @@ int cmd_install(int argc, char **argv)
 	ret = EXIT_FINDING;
 	o.plan.sel = cli.sel;
 	fw_diag_free(&d);
+	if (o.hardware) {
+		ret = hw_select(&o, &cli, &t, &hr);
+		if (ret >= 0)
+			goto out;
+		ret = EXIT_FINDING;
+		if (!fw_json && !cli.quiet)
+			hw_print(&hr);
+		for (size_t i = 0; i < hr.s.nabsent; i++)
+			fw_err("install: --hardware: %s: the tree does not install it",
+			       fw_esc(hr.s.absent[i]));
+		if (hr.s.nabsent && !o.skip_absent) {
+			fw_err("install: --hardware: the tree does not install %zu name%s the hardware "
+			       "needs; nothing installed (--skip-absent installs the rest)", hr.s.nabsent,
+			       hr.s.nabsent == 1 ? "" : "s");
+			goto out;
+		}
+		if (!hr.s.nselected) {
+			if (fw_json) {
+				printf("{");
+				hw_json(&hr);
+				printf("\"destination\":null,\"exit\":0}\n");
+			} else if (!cli.quiet) {
+				size_t names = 0;
+
+				for (size_t k = 0; k < hr.nk; k++)
+					names += hr.c[k].names;
+				printf("install: %s; nothing installed\n",
+				       names ? "none of the firmware the hardware present needs is in the tree"
+					     : "the hardware present needs no firmware");
+			}
+			ret = EXIT_OK;
+			goto out;
+		}
+		o.plan.sel.blob = hr.blob;
+		o.plan.sel.link = hr.link;
+	}
 	r = fw_plan_build(&plan, &t, &o.plan, &d);
 	if (r < 0) {
 		fw_err("install: %s", strerror(-r));
@@ -301,7 +626,8 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	}
 	if (fw_json)
-		json_result(where, o.plan.comp, &plan, in_place, &res, &d, res.failed ? EXIT_FINDING : EXIT_OK);
+		json_result(where, o.plan.comp, &plan, in_place, &res, &d, res.failed ? EXIT_FINDING : EXIT_OK,
+			    o.hardware ? &hr : NULL);
 	else if (!cli.quiet) {
 		printf("install: %s: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
 		       fw_esc(where), res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
@@ -331,6 +657,7 @@ out:
 	free(where);
 	free(kpath);
 	free(in_place);
+	hw_free(&hr);
 	fw_dpkg_free(&db);
 	fw_plan_free(&plan);
 	fw_cli_free(&cli);

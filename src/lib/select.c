@@ -48,6 +48,74 @@ static bool mark(const struct fw_tree *t, const struct fw_name *x, bool *blob_se
 	return false; /* Source: files are not installed */
 }
 
+/* The '/' before end in s, or NULL. */
+static char *prev_slash(char *s, char *end)
+{
+	while (end > s)
+		if (*--end == '/')
+			return end;
+	return NULL;
+}
+
+/* How many directory links a request name may go through: the kernel's
+ * path walk follows at most 40 symlinks. */
+#define REQUEST_LINKS_MAX 40
+
+bool fw_select_request(const struct fw_tree *t, const char *name, bool *blob_sel, bool *link_sel)
+{
+	long via[REQUEST_LINKS_MAX + 1]; /* and the link the name itself is */
+	size_t nvia = 0;
+	char *cur = strdup(name);
+	long blob = -1, link = -1;
+
+	while (cur && nvia < REQUEST_LINKS_MAX) {
+		const struct fw_name *x = fw_tree_find(t, cur);
+		const struct fw_link *l = NULL;
+		char *slash, *next;
+
+		if (x) {
+			if (x->blob >= 0) {
+				blob = x->blob;
+			} else if (x->link >= 0 && t->links[x->link].state == FW_LINK_OK &&
+				   t->links[x->link].blob >= 0) {
+				link = x->link;
+				blob = t->links[link].blob;
+			}
+			break;
+		}
+		/* The longest leading directory that is a link to a directory:
+		 * the loader's path walk goes through it. */
+		for (slash = strrchr(cur, '/'); slash; slash = prev_slash(cur, slash)) {
+			*slash = '\0';
+			x = fw_tree_find(t, cur);
+			*slash = '/';
+			if (x && x->link >= 0 && t->links[x->link].state == FW_LINK_OK &&
+			    t->links[x->link].to_dir) {
+				l = &t->links[x->link];
+				break;
+			}
+		}
+		if (!l)
+			break;
+		via[nvia++] = x->link;
+		next = fw_asprintf("%s%s", l->end, slash);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	if (blob < 0 || !fw_blob_installable(t, &t->blobs[blob], NULL))
+		return false;
+	if (blob_sel) {
+		blob_sel[blob] = true;
+		if (link >= 0)
+			via[nvia++] = link;
+		for (size_t i = 0; i < nvia; i++)
+			for (long v = via[i]; v >= 0; v = t->links[v].via)
+				link_sel[v] = true;
+	}
+	return true;
+}
+
 int fw_select_load(const struct fw_tree *t, const char *path, bool *blob_sel, bool *link_sel,
 		   struct fw_diag *d)
 {

@@ -19,4 +19,13 @@ struct fw_tree;
 int fw_select_load(const struct fw_tree *t, const char *path, bool *blob_sel, bool *link_sel,
 		   struct fw_diag *d);
 
+/* Select one name as the kernel's loader looks it up below the firmware
+ * directory: a blob; a link, the rest of its chain and the blob it serves;
+ * or a name below a directory link (Link: dir -> other), the links it goes
+ * through and the blob they lead to. Only a name that ends at a blob install
+ * puts in place (fw_blob_installable with no selection) is marked; with
+ * blob_sel NULL nothing is marked, the answer alone is given. Returns
+ * whether it was. */
+bool fw_select_request(const struct fw_tree *t, const char *name, bool *blob_sel, bool *link_sel);
+
 #endif

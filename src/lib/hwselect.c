@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The hardware's firmware as an install selection. */
+#include "hwselect.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modinfo.h"
+#include "select.h"
+#include "util.h"
+
+/* The digits of a name's version: those before the extension of its last
+ * component (fw_fw_pattern's), leading zeros skipped; *n their count. */
+static const char *version_of(const char *name, size_t *n)
+{
+	const char *base = strrchr(name, '/');
+	const char *dot, *p;
+
+	base = base ? base + 1 : name;
+	dot = strrchr(base, '.');
+	if (!dot)
+		dot = base + strlen(base);
+	p = dot;
+	while (p > base && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	while (p < dot - 1 && *p == '0')
+		p++;
+	*n = (size_t)(dot - p);
+	return p;
+}
+
+int fw_hwsel_version_cmp(const char *a, const char *b)
+{
+	size_t na, nb;
+	const char *va = version_of(a, &na), *vb = version_of(b, &nb);
+	int c;
+
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	c = memcmp(va, vb, na);
+	return c ? c : strcmp(a, b);
+}
+
+static int push(char ***v, size_t *n, size_t *cap, char *s)
+{
+	if (!s || fw_grow(v, cap, *n, sizeof(**v)) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+static int add_selected(struct fw_hwsel *s, const char *name)
+{
+	return push(&s->selected, &s->nselected, &s->cap_selected, strdup(name));
+}
+
+int fw_hwsel_add(struct fw_hwsel *s, const struct fw_hw *h, const struct fw_tree *t,
+		 bool *blob_sel, bool *link_sel, struct fw_hwsel_counts *c)
+{
+	struct fw_fwreqs q;
+	bool *has = NULL;
+	int r = -ENOMEM;
+
+	memset(c, 0, sizeof(*c));
+	if (fw_fwreqs_build(&q, &h->mods) < 0)
+		return -ENOMEM;
+	c->devices = h->ndev;
+	for (size_t i = 0; i < h->ndev; i++)
+		c->bound += h->dev[i].nmods > 0;
+	c->modules = h->mods.n;
+	c->names = q.n;
+	has = calloc(q.n + 1, sizeof(*has));
+	if (!has)
+		goto out;
+	for (size_t i = 0; i < q.n; i++)
+		has[i] = fw_select_request(t, q.v[i].name, NULL, NULL);
+	/* Names no group holds: each one a driver needs. */
+	for (size_t i = 0; i < q.n; i++) {
+		if (q.v[i].group >= 0)
+			continue;
+		if (has[i]) {
+			fw_select_request(t, q.v[i].name, blob_sel, link_sel);
+			c->selected++;
+			if (add_selected(s, q.v[i].name) < 0)
+				goto out;
+		} else {
+			c->absent++;
+			if (push(&s->absent, &s->nabsent, &s->cap_absent,
+				 fw_asprintf("%s (%s)", q.v[i].name,
+					     h->mods.v[q.v[i].mods[0]].name)) < 0)
+				goto out;
+		}
+	}
+	/* Each group: its members the tree has, or only the newest of them.
+	 * A name in two modules' groups belongs to the first (its group). */
+	for (size_t g = 0; g < q.ng; g++) {
+		const struct fw_fwgroup *x = &q.g[g];
+		long newest = -1;
+		size_t in_tree = 0, mine = 0;
+
+		for (size_t k = 0; k < x->nmembers; k++) {
+			size_t m = x->members[k];
+
+			if (q.v[m].group != (long)g)
+				continue;
+			mine++;
+			if (!has[m])
+				continue;
+			in_tree++;
+			if (newest < 0 || fw_hwsel_version_cmp(q.v[m].name, q.v[newest].name) > 0)
+				newest = (long)m;
+		}
+		if (!mine)
+			continue;
+		if (!in_tree) {
+			c->absent++;
+			if (push(&s->absent, &s->nabsent, &s->cap_absent,
+				 fw_asprintf("%s (%s, none of %zu alternatives)", x->pattern,
+					     h->mods.v[x->module].name, mine)) < 0)
+				goto out;
+			continue;
+		}
+		c->alt_absent += mine - in_tree;
+		for (size_t k = 0; k < x->nmembers; k++) {
+			size_t m = x->members[k];
+
+			if (q.v[m].group != (long)g || !has[m])
+				continue;
+			if (s->newest && (long)m != newest) {
+				c->older++;
+				continue;
+			}
+			fw_select_request(t, q.v[m].name, blob_sel, link_sel);
+			c->selected++;
+			if (add_selected(s, q.v[m].name) < 0)
+				goto out;
+		}
+	}
+	r = 0;
+out:
+	free(has);
+	fw_fwreqs_free(&q);
+	return r;
+}
+
+static size_t uniq(char **v, size_t n)
+{
+	size_t w = 0;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), fw_strcmp_ptr);
+	for (size_t i = 0; i < n; i++) {
+		if (w && strcmp(v[w - 1], v[i]) == 0) {
+			free(v[i]);
+			continue;
+		}
+		v[w++] = v[i];
+	}
+	return w;
+}
+
+int fw_hwsel_done(struct fw_hwsel *s)
+{
+	s->nselected = uniq(s->selected, s->nselected);
+	s->nabsent = uniq(s->absent, s->nabsent);
+	return 0;
+}
+
+void fw_hwsel_free(struct fw_hwsel *s)
+{
+	fw_free_strv(s->selected, s->nselected);
+	fw_free_strv(s->absent, s->nabsent);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The hardware's firmware as an install selection: the names the present devices' modules request, marked in the tree. */
+#ifndef FWDIST_HWSELECT_H
+#define FWDIST_HWSELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hardware.h"
+#include "tree.h"
+
+/* What one kernel's resolution gave (fw_hwsel_add). */
+struct fw_hwsel_counts {
+	size_t devices, bound, modules, names;
+	size_t selected;   /* names selected (the tree installs each) */
+	size_t older;      /* --newest: alternatives left out for a newer one */
+	size_t alt_absent; /* alternatives the tree lacks, another of the group selected */
+	size_t absent;     /* needs the tree cannot meet (a name, or a whole group) */
+};
+
+/* The union over the kernels resolved. */
+struct fw_hwsel {
+	bool newest;
+	char **selected;   /* names selected, sorted and each once after fw_hwsel_done */
+	size_t nselected, cap_selected;
+	char **absent;     /* "NAME (MODULE)" or "PATTERN (MODULE, no alternative)" */
+	size_t nabsent, cap_absent;
+};
+
+/* Mark in blob_sel[t->nblobs] and link_sel[t->nlinks] the firmware that
+ * h's modules request and t installs (fw_select_request: links they go
+ * through and the blobs they lead to). A name no alternative group holds
+ * is needed: one t lacks (or never installs) is absent. Of a group (names
+ * of a module differing only in a version, as `fwdist modules` groups
+ * them), every member t has; with s->newest only the newest t has, the one
+ * the kernel's loader tries first and so the only one it loads; a group of
+ * which t has none is absent. c gets this resolution's counts. 0 or
+ * -ENOMEM. */
+int fw_hwsel_add(struct fw_hwsel *s, const struct fw_hw *h, const struct fw_tree *t,
+		 bool *blob_sel, bool *link_sel, struct fw_hwsel_counts *c);
+/* Sort the names and drop repeats (kernels share most). 0. */
+int fw_hwsel_done(struct fw_hwsel *s);
+void fw_hwsel_free(struct fw_hwsel *s);
+
+/* Compare the versions of two names of one group: the number before the
+ * extension, numerically ("-9" < "-72"). */
+int fw_hwsel_version_cmp(const char *a, const char *b);
+
+#endif
