@@ -53,17 +53,17 @@ static const struct fw_cli_opt opts[] = {
 	  "with the links they go through. Against every kernel\n"
 	  "under ROOT/lib/modules (the union), unless\n"
 	  "--kernel-release or --modules-dir names one. A name\n"
-	  "needed that the tree does not install fails the\n"
-	  "install (--skip-absent); nothing needed installs\n"
-	  "nothing, exit 0", NULL },
+	  "needed that the tree does not install is named, and\n"
+	  "the rest installed (--require-all); nothing needed\n"
+	  "installs nothing, exit 0", NULL },
 	{ "newest", 'N', false, NULL,
 	  "with --hardware: of each group of alternatives (names\n"
 	  "of a module differing only in a version), only the\n"
 	  "newest the tree has: the kernels resolved (named in\n"
 	  "the output) try it first and load no other", NULL },
-	{ "skip-absent", 'b', false, NULL,
-	  "with --hardware: name the needed names the tree does\n"
-	  "not install and install the rest", NULL },
+	{ "require-all", 'b', false, NULL,
+	  "with --hardware: a needed name the tree does not\n"
+	  "install fails the install (exit 1), nothing written", NULL },
 	{ "sysfs", 's', false, "DIR",
 	  "with --hardware: a saved copy of /sys (or of\n"
 	  "/sys/devices) instead of /sys/devices; the kernel log\n"
@@ -211,7 +211,7 @@ struct opts {
 	struct fw_install_opts inst;
 	const char *kconfig, *krelease, *cert;
 	bool autosel, require_signature;
-	bool hardware, newest, skip_absent, hw_opt;
+	bool hardware, newest, require_all, hw_opt;
 	struct fw_hw_opts hw;
 	struct fw_rec_release release;
 };
@@ -240,7 +240,7 @@ static int option(void *ctx, int c, const char *arg)
 		o->hw_opt = true;
 		return EXIT_OK;
 	case 'b':
-		o->skip_absent = true;
+		o->require_all = true;
 		o->hw_opt = true;
 		return EXIT_OK;
 	case 's':
@@ -500,7 +500,7 @@ int cmd_install(int argc, char **argv)
 	ret = EXIT_FINDING;
 	o.inst.jobs = cli.jobs;
 	if (o.hw_opt && !o.hardware) {
-		ret = fw_usage("install", "--newest, --skip-absent, --sysfs, --modules-dir, --kernel-log "
+		ret = fw_usage("install", "--newest, --require-all, --sysfs, --modules-dir, --kernel-log "
 				"and --no-kernel-log go with --hardware");
 		goto out;
 	}
@@ -570,9 +570,9 @@ int cmd_install(int argc, char **argv)
 		for (size_t i = 0; i < hr.s.nabsent; i++)
 			fw_err("install: --hardware: %s: the tree does not install it",
 			       fw_esc(hr.s.absent[i]));
-		if (hr.s.nabsent && !o.skip_absent) {
+		if (hr.s.nabsent && o.require_all) {
 			fw_err("install: --hardware: the tree does not install %zu name%s the hardware "
-			       "needs; nothing installed (--skip-absent installs the rest)", hr.s.nabsent,
+			       "needs; nothing installed (--require-all)", hr.s.nabsent,
 			       hr.s.nabsent == 1 ? "" : "s");
 			goto out;
 		}
