@@ -589,6 +589,17 @@ int imp_open_into(struct imp *im, char **into)
 	while (strlen(*into) > 1 && (*into)[strlen(*into) - 1] == '/')
 		(*into)[strlen(*into) - 1] = '\0';
 	slash = strrchr(*into, '/');
+	if (strcmp(slash ? slash + 1 : *into, ".") == 0 || strcmp(slash ? slash + 1 : *into, "..") == 0) {
+		/* "--into ." (a checkout, from inside it): the directory
+		 * itself, by the path that names it in its parent. */
+		char *real = realpath(*into, NULL);
+
+		if (real) {
+			free(*into);
+			*into = real;
+			slash = strrchr(*into, '/');
+		}
+	}
 	im->leaf = slash ? slash + 1 : *into;
 	if (slash == *into) {
 		im->parentfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
