@@ -14,16 +14,8 @@
  * component (fw_fw_pattern's), leading zeros skipped; *n their count. */
 static const char *version_of(const char *name, size_t *n)
 {
-	const char *base = strrchr(name, '/');
-	const char *dot, *p;
+	const char *base, *dot, *p = fw_fw_digits(name, &base, &dot);
 
-	base = base ? base + 1 : name;
-	dot = strrchr(base, '.');
-	if (!dot)
-		dot = base + strlen(base);
-	p = dot;
-	while (p > base && p[-1] >= '0' && p[-1] <= '9')
-		p--;
 	while (p < dot - 1 && *p == '0')
 		p++;
 	*n = (size_t)(dot - p);

@@ -410,18 +410,25 @@ void fw_modset_free(struct fw_modset *s)
 	memset(s, 0, sizeof(*s));
 }
 
+const char *fw_fw_digits(const char *name, const char **base, const char **dot)
+{
+	const char *p;
+
+	*base = strrchr(name, '/');
+	*base = *base ? *base + 1 : name;
+	*dot = strrchr(*base, '.');
+	if (!*dot)
+		*dot = *base + strlen(*base);
+	p = *dot;
+	while (p > *base && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return p;
+}
+
 char *fw_fw_pattern(const char *name)
 {
-	const char *base = strrchr(name, '/');
-	const char *dot, *p;
+	const char *base, *dot, *p = fw_fw_digits(name, &base, &dot);
 
-	base = base ? base + 1 : name;
-	dot = strrchr(base, '.');
-	if (!dot)
-		dot = base + strlen(base);
-	p = dot;
-	while (p > base && p[-1] >= '0' && p[-1] <= '9')
-		p--;
 	if (p == dot || p == base || p[-1] != '-')
 		return NULL;
 	return fw_asprintf("%.*s*%s", (int)(p - name), name, dot);

@@ -81,5 +81,9 @@ int fw_fwreqs_build(struct fw_fwreqs *r, const struct fw_modset *s);
 void fw_fwreqs_free(struct fw_fwreqs *r);
 /* The alternative pattern of a name, or NULL (new string; NULL also on ENOMEM). */
 char *fw_fw_pattern(const char *name);
+/* The digits that end just before the extension of name's last component
+ * (where the version of "iwlwifi-cc-a0-77.ucode" is): their start, with
+ * *base the last component and *dot its extension's dot (or its end). */
+const char *fw_fw_digits(const char *name, const char **base, const char **dot);
 
 #endif
