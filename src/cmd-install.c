@@ -109,7 +109,9 @@ static const struct fw_cli_opt opts[] = {
 	{ "packaged", 'p', false, NULL,
 	  "mark each record written as the Debian package's of\n"
 	  "the same name (debian/rules builds the packages so):\n"
-	  "once the .deb is installed, fwdist leaves it to apt", NULL },
+	  "once the .deb is installed, fwdist leaves it to apt.\n"
+	  "No syncfs: a package's build tree needs none (dpkg\n"
+	  "makes the files durable when it unpacks them)", NULL },
 	{ "require-signature", 'S', false, NULL,
 	  "first check manifests/pins.p7s against CERT (--cert)\n"
 	  "and the tree against the signed pins (see fwdist\n"

@@ -53,7 +53,9 @@ static void commit_batch(struct ctx *c, struct batch *b)
 {
 	int err = 0;
 
-	if (b->n && syncfs(c->destfd) < 0)
+	/* A package's build tree (--packaged) is not what a system boots
+	 * from: dpkg makes the files durable when it unpacks them. */
+	if (b->n && !c->o->packaged && syncfs(c->destfd) < 0)
 		err = -errno;
 	for (size_t k = 0; k < b->n; k++) {
 		struct item *it = b->v[k].it;
@@ -187,7 +189,8 @@ static void do_copy(struct ctx *c, struct item *it, struct batch *b)
 	}
 	/* Start the write-back now, so that it overlaps the next copies and
 	 * the batch's syncfs finds the data (mostly) on disk already. */
-	sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	if (!c->o->packaged)
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	close(fd);
 	close(src);
 	batch_add(b, it, pfd, leaf, tmp); /* takes pfd */
