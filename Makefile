@@ -237,7 +237,8 @@ deps-cycles: lib
 
 # The loop to run after each edit (well under a minute on 2 cores): unit
 # tests, every case (JOBS at a time), the tree check, no dependency cycle,
-# the runners' own checks, every option documented and the bash completion.
+# the runners' own checks, every option documented, the bash completion
+# and, where reuse is installed, `reuse lint` (as tests/sbom/run does).
 # Every part runs; the exit says whether all passed. `make test` is the
 # whole suite.
 quick: tools firmware $(UNIT_BIN) $(SNAPSHOT)
@@ -249,6 +250,9 @@ quick: tools firmware $(UNIT_BIN) $(SNAPSHOT)
 	FWDIST=$(abspath $(FWDIST)) FWDIST_SNAPSHOT=$(abspath $(SNAPSHOT)) BUILD=$(BUILD) tests/runners || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/options-documented || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/completion/run || s=1; \
+	if command -v reuse >/dev/null; then \
+		reuse lint -q 2>/dev/null && echo "reuse-lint: ok" || { reuse lint | sed -n '/BAD LICENSES/,/^# SUMMARY/p'; s=1; }; \
+	fi; \
 	if [ $$s = 0 ]; then echo "quick: all passed"; else echo "quick: FAILED (see above)"; fi; \
 	exit $$s
 
