@@ -275,11 +275,14 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/progress/run
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 	@tests/debian/names
+	@tests/debian/real
 
-# The packaging alone: builds, lintian, AppStream, reproducibility, a vendor split.
+# The packaging alone: builds, lintian, AppStream, reproducibility, a vendor
+# split; and a real upstream release through the packager's workflow.
 check-debian: tools firmware
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 	@tests/debian/names
+	@tests/debian/real
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run

@@ -15,6 +15,13 @@
 #   at_exit COMMAND    run COMMAND (a string, evaluated then) at exit; the last
 #                      registered runs first, so an umount registered after
 #                      scratch runs before the directory is removed
+#   real_firmware      the root of Debian 12's firmware-brcm80211,
+#                      firmware-linux-free and firmware-misc-nonfree, unpacked
+#                      (about 20 MB: real blobs that keep CI quick), fetched
+#                      once with the corpus's fetch-debian-firmware into
+#                      $FWDIST_REAL_CACHE (default /var/cache/fwdist-real);
+#                      prints ROOT (its blobs in ROOT/lib/firmware), or fails
+#                      with the fetch's last lines on stderr
 #   finish SUITE       "SUITE: N passed, M failed[, K skipped]", appends
 #                      "N M[ K]" to $FWDIST_RESULTS if set, exits 1 on a
 #                      failure (0 otherwise)
@@ -76,6 +83,23 @@ scratch() {
 	local q
 	printf -v q %q "$work"
 	at_exit "[ -n \"\${KEEP:-}\" ] || _remove $q"
+}
+
+real_firmware() {
+	local cache=${FWDIST_REAL_CACHE:-/var/cache/fwdist-real}
+	local corpus=${FWDIST_CORPUS:-$top/../shared/corpus}
+	local pkgs="firmware-brcm80211 firmware-linux-free firmware-misc-nonfree"
+	mkdir -p "$cache" || return 1
+	# Two suites may ask at once: one fetches, the other waits for it.
+	(
+		flock 9
+		[ "$(cat "$cache/.fetched" 2>/dev/null)" = "$pkgs" ] && exit 0
+		# shellcheck disable=SC2086 # one word per package
+		"$corpus/fetch-debian-firmware" "$cache" $pkgs >"$cache/fetch.log" 2>&1 ||
+			{ tail -5 "$cache/fetch.log" >&2; exit 1; }
+		echo "$pkgs" >"$cache/.fetched"
+	) 9>"$cache/.lock" || return 1
+	echo "$cache/root"
 }
 
 finish() {

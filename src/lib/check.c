@@ -626,6 +626,22 @@ static const struct fw_text *text_of_sum(const struct fw_tree *t, const struct f
 	return x;
 }
 
+/* A Source: line is needed while a blob of its group ships. When every one
+ * is undistributable (the source named is absent, so the GPL forbids
+ * shipping them: import's tree of such a release), the line documents the
+ * refusal as their File: lines do, and its absence is no finding. */
+static bool source_needed(const struct fw_tree *t, const struct fw_whence_entry *e)
+{
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_whence_entry *f = t->blobs[i].e;
+
+		if (f->block == e->block && f->group == e->group &&
+		    t->blobs[i].cat != FW_CAT_UNDISTRIBUTABLE)
+			return true;
+	}
+	return false;
+}
+
 int fw_tree_check_files(const struct fw_tree *t, unsigned jobs, struct fw_progress *progress,
 			struct fw_diag *d)
 {
@@ -671,7 +687,7 @@ int fw_tree_check_files(const struct fw_tree *t, unsigned jobs, struct fw_progre
 		const struct fw_name *x = fw_tree_find(t, e->name);
 
 		if (e->kind != FW_E_SOURCE || wk.source_seen[i] || !x || x->e != e ||
-		    fw_name_problem(e->name))
+		    fw_name_problem(e->name) || !source_needed(t, e))
 			continue;
 		fw_diag_add(d, wp, e->line, "Source: %s: no such file in %s/", fw_esc(e->name),
 			    FW_TREE_FIRMWARE);

@@ -139,6 +139,11 @@ static int copy_dir(int from, int to, const char *rel, struct imp *im, const str
 				close(a);
 			if (b >= 0)
 				close(b);
+			/* Nothing in it was copied (only blobs that do not
+			 * ship): no empty directory, which git would drop. */
+			if (r == 0 && unlinkat(to, names[i], AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
+			    errno != EEXIST)
+				r = -errno;
 			free(sub);
 		} else if (S_ISREG(st.st_mode) && listed_blob(t, rel, names[i])) {
 			continue; /* a blob: copied as one when it ships, else never */
@@ -258,6 +263,17 @@ int imp_copy_sources(struct imp *im, const struct fw_tree *t, int fwfd)
 				close(to);
 			}
 			close(from);
+			/* A directory of blobs alone (linux-firmware's cis/, whose
+			 * blobs are refused for want of their source) is no source:
+			 * not left behind empty, and said so. */
+			if (r == 0 && unlinkat(pfd, leaf, AT_REMOVEDIR) == 0) {
+				im->rep->sources--;
+				r = imp_strv_take(&im->rep->notes,
+						  fw_asprintf("Source: %s: nothing but blobs that do not ship; not copied",
+							      fw_esc(e->name)));
+			} else if (r == 0 && errno != ENOTEMPTY && errno != EEXIST) {
+				r = -errno;
+			}
 		} else {
 			struct pool p = { .srcfd = im->srcfd, .fwfd = fwfd };
 			struct job sj = { .name = e->name };
