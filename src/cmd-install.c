@@ -481,6 +481,84 @@ static void hw_free(struct hwrun *hr)
 	fw_hwsel_free(&hr->s);
 }
 
+/* The options that exclude or need each other: an exit (usage), or -1. */
+static int usage_conflicts(const struct opts *o, const struct fw_cli *cli)
+{
+	if (o->hw_opt && !o->hardware)
+		return fw_usage("install", "--newest, --require-all, --sysfs, --modules-dir, --kernel-log "
+				"and --no-kernel-log go with --hardware");
+	if (o->hardware && cli->select_file)
+		return fw_usage("install", "--hardware and --select exclude each other");
+	if (o->hw.moddir && o->hw.release)
+		return fw_usage("install", "give --kernel-release R or --modules-dir DIR, not both");
+	if (o->hw.log && o->hw.no_log)
+		return fw_usage("install", "give --kernel-log FILE or --no-kernel-log, not both");
+	if (o->kconfig && o->krelease)
+		return fw_usage("install", "--kernel-config and --kernel-release exclude each other");
+	if (o->require_signature != (o->cert != NULL))
+		return fw_usage("install", "--require-signature and --cert CERT go together");
+	if (o->inst.allow_downgrade && !o->require_signature)
+		return fw_usage("install", "--allow-downgrade goes with --require-signature");
+	return -1;
+}
+
+/* --hardware: the names the hardware present needs, as the plan's
+ * selection (-1), or the exit: nothing to install (0), a failure. */
+static int hw_apply(struct opts *o, struct fw_cli *cli, struct fw_tree *t, struct hwrun *hr)
+{
+	int ret = hw_select(o, cli, t, hr);
+
+	if (ret >= 0)
+		return ret;
+	if (!fw_json && !cli->quiet)
+		hw_print(hr);
+	for (size_t i = 0; i < hr->s.nabsent; i++)
+		fw_err("install: --hardware: %s: the tree does not install it", fw_esc(hr->s.absent[i]));
+	if (hr->s.nabsent && o->require_all) {
+		fw_err("install: --hardware: the tree does not install %zu name%s the hardware "
+		       "needs; nothing installed (--require-all)", hr->s.nabsent,
+		       hr->s.nabsent == 1 ? "" : "s");
+		return EXIT_FINDING;
+	}
+	if (!hr->s.nselected) {
+		if (fw_json) {
+			printf("{");
+			hw_json(hr);
+			printf("\"destination\":null,\"exit\":0}\n");
+		} else if (!cli->quiet) {
+			size_t names = 0;
+
+			for (size_t k = 0; k < hr->nk; k++)
+				names += hr->c[k].names;
+			printf("install: %s; nothing installed\n",
+			       names ? "none of the firmware the hardware present needs is in the tree"
+				     : "the hardware present needs no firmware");
+		}
+		return EXIT_OK;
+	}
+	o->plan.sel.blob = hr->blob;
+	o->plan.sel.link = hr->link;
+	return -1;
+}
+
+/* The line install prints when it is done. */
+static void print_summary(const char *where, enum fw_compress comp, const struct fw_install_result *res)
+{
+	printf("install: %s: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
+	       fw_esc(where), res->blobs, res->blobs == 1 ? "" : "s", fw_compress_name(comp), res->links,
+	       res->links == 1 ? "" : "s", res->dedup_links, res->dedup_links == 1 ? "" : "s",
+	       res->licences, res->licences == 1 ? "" : "s");
+	if (res->unchanged)
+		printf("; %zu unchanged", res->unchanged);
+	if (res->removed)
+		printf("; removed %zu old name%s", res->removed, res->removed == 1 ? "" : "s");
+	if (res->kept)
+		printf("; kept %zu changed old name%s", res->kept, res->kept == 1 ? "" : "s");
+	if (res->dpkg)
+		printf("; left %zu to dpkg", res->dpkg);
+	printf("%s\n", res->failed ? "; failed: see above" : "");
+}
+
 int cmd_install(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("install");
@@ -501,27 +579,10 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	ret = EXIT_FINDING;
 	o.inst.jobs = cli.jobs;
-	if (o.hw_opt && !o.hardware) {
-		ret = fw_usage("install", "--newest, --require-all, --sysfs, --modules-dir, --kernel-log "
-				"and --no-kernel-log go with --hardware");
+	ret = usage_conflicts(&o, &cli);
+	if (ret >= 0)
 		goto out;
-	}
-	if (o.hardware && cli.select_file) {
-		ret = fw_usage("install", "--hardware and --select exclude each other");
-		goto out;
-	}
-	if (o.hw.moddir && o.hw.release) {
-		ret = fw_usage("install", "give --kernel-release R or --modules-dir DIR, not both");
-		goto out;
-	}
-	if (o.hw.log && o.hw.no_log) {
-		ret = fw_usage("install", "give --kernel-log FILE or --no-kernel-log, not both");
-		goto out;
-	}
-	if (o.kconfig && o.krelease) {
-		ret = fw_usage("install", "--kernel-config and --kernel-release exclude each other");
-		goto out;
-	}
+	ret = EXIT_FINDING;
 	/* --hardware's release names the modules; its config matters only
 	 * for a compression to check or choose. */
 	r = fw_plan_kernel_compress(o.kconfig,
@@ -541,14 +602,6 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	}
 	fw_diag_free(&d);
-	if (o.require_signature != (o.cert != NULL)) {
-		ret = fw_usage("install", "--require-signature and --cert CERT go together");
-		goto out;
-	}
-	if (o.inst.allow_downgrade && !o.require_signature) {
-		ret = fw_usage("install", "--allow-downgrade goes with --require-signature");
-		goto out;
-	}
 	/* The signature first, before anything of the tree is read. */
 	if (o.require_signature &&
 	    fw_cli_require_signature("install", o.cert, &t, &d, &o.release) != EXIT_OK) {
@@ -563,40 +616,10 @@ int cmd_install(int argc, char **argv)
 	o.plan.sel = cli.sel;
 	fw_diag_free(&d);
 	if (o.hardware) {
-		ret = hw_select(&o, &cli, &t, &hr);
+		ret = hw_apply(&o, &cli, &t, &hr);
 		if (ret >= 0)
 			goto out;
 		ret = EXIT_FINDING;
-		if (!fw_json && !cli.quiet)
-			hw_print(&hr);
-		for (size_t i = 0; i < hr.s.nabsent; i++)
-			fw_err("install: --hardware: %s: the tree does not install it",
-			       fw_esc(hr.s.absent[i]));
-		if (hr.s.nabsent && o.require_all) {
-			fw_err("install: --hardware: the tree does not install %zu name%s the hardware "
-			       "needs; nothing installed (--require-all)", hr.s.nabsent,
-			       hr.s.nabsent == 1 ? "" : "s");
-			goto out;
-		}
-		if (!hr.s.nselected) {
-			if (fw_json) {
-				printf("{");
-				hw_json(&hr);
-				printf("\"destination\":null,\"exit\":0}\n");
-			} else if (!cli.quiet) {
-				size_t names = 0;
-
-				for (size_t k = 0; k < hr.nk; k++)
-					names += hr.c[k].names;
-				printf("install: %s; nothing installed\n",
-				       names ? "none of the firmware the hardware present needs is in the tree"
-					     : "the hardware present needs no firmware");
-			}
-			ret = EXIT_OK;
-			goto out;
-		}
-		o.plan.sel.blob = hr.blob;
-		o.plan.sel.link = hr.link;
 	}
 	r = fw_plan_build(&plan, &t, &o.plan, &d);
 	if (r < 0) {
@@ -630,21 +653,8 @@ int cmd_install(int argc, char **argv)
 	if (fw_json)
 		json_result(where, o.plan.comp, &plan, in_place, &res, &d, res.failed ? EXIT_FINDING : EXIT_OK,
 			    o.hardware ? &hr : NULL);
-	else if (!cli.quiet) {
-		printf("install: %s: %zu blob%s (%s), %zu link%s, %zu dedup link%s, %zu licence%s",
-		       fw_esc(where), res.blobs, res.blobs == 1 ? "" : "s", fw_compress_name(o.plan.comp), res.links,
-		       res.links == 1 ? "" : "s", res.dedup_links, res.dedup_links == 1 ? "" : "s",
-		       res.licences, res.licences == 1 ? "" : "s");
-		if (res.unchanged)
-			printf("; %zu unchanged", res.unchanged);
-		if (res.removed)
-			printf("; removed %zu old name%s", res.removed, res.removed == 1 ? "" : "s");
-		if (res.kept)
-			printf("; kept %zu changed old name%s", res.kept, res.kept == 1 ? "" : "s");
-		if (res.dpkg)
-			printf("; left %zu to dpkg", res.dpkg);
-		printf("%s\n", res.failed ? "; failed: see above" : "");
-	}
+	else if (!cli.quiet)
+		print_summary(where, o.plan.comp, &res);
 	if (res.failed) {
 		if (res.failed > res.kept)
 			fw_err("install: %zu not installed", res.failed - res.kept);

@@ -123,6 +123,39 @@ static int further_spdx_lines(struct imp *im, unsigned ln)
 	return n;
 }
 
+/* A group's wording: its Licence: paragraph, to the next keyword line or
+ * separator, normalised as the map keys it; where the paragraph ends. */
+static int group_wording(struct imp *im, const struct fw_whence_licence *l, struct group *gr)
+{
+	size_t cap = 0, n = 0;
+	char *all = NULL;
+	unsigned ln = l->text_line;
+	const char *s = im->lines[ln];
+	size_t k = strncmp(s, "Licence:", 8) == 0 || strncmp(s, "License:", 8) == 0 ? 8 : 0;
+
+	for (; ln <= im->nlines; ln++) {
+		const char *ls = im->lines[ln] + (ln == l->text_line ? k : 0);
+		size_t len = im->lens[ln] - (ln == l->text_line ? k : 0);
+
+		if (ln > l->text_line &&
+		    (fw_whence_keyword(im->lines[ln], im->lens[ln], NULL) != FW_KW_NONE ||
+		     fw_whence_is_sep(im->lines[ln], im->lens[ln])))
+			break;
+		if (imp_add_line(&all, &n, &cap, ls, len) < 0) {
+			free(all);
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < im->lens[ln]; j++)
+			if (im->lines[ln][j] != ' ' && im->lines[ln][j] != '\t') {
+				gr->para_end = ln;
+				break;
+			}
+	}
+	gr->wording = fw_licmap_normalise(all ? all : "", n);
+	free(all);
+	return gr->wording ? 0 : -ENOMEM;
+}
+
 /* Classify every licence group: its own SPDX line, else the wording, else
  * the file the wording names. */
 int imp_classify(struct imp *im)
@@ -140,35 +173,8 @@ int imp_classify(struct imp *im)
 		char *key;
 		int r;
 
-		if (l->text_line) {
-			/* The whole paragraph: to the next keyword line or separator. */
-			size_t cap = 0, n = 0;
-			char *all = NULL;
-			unsigned ln = l->text_line;
-			const char *s = im->lines[ln];
-			size_t k = strncmp(s, "Licence:", 8) == 0 || strncmp(s, "License:", 8) == 0 ? 8 : 0;
-
-			for (; ln <= im->nlines; ln++) {
-				const char *ls = im->lines[ln] + (ln == l->text_line ? k : 0);
-				size_t len = im->lens[ln] - (ln == l->text_line ? k : 0);
-
-				if (ln > l->text_line &&
-				    (fw_whence_keyword(im->lines[ln], im->lens[ln], NULL) != FW_KW_NONE ||
-				     fw_whence_is_sep(im->lines[ln], im->lens[ln])))
-					break;
-				if (imp_add_line(&all, &n, &cap, ls, len) < 0)
-					return -ENOMEM;
-				for (size_t j = 0; j < im->lens[ln]; j++)
-					if (im->lines[ln][j] != ' ' && im->lines[ln][j] != '\t') {
-						gr->para_end = ln;
-						break;
-					}
-			}
-			gr->wording = fw_licmap_normalise(all ? all : "", n);
-			free(all);
-			if (!gr->wording)
-				return -ENOMEM;
-		}
+		if (l->text_line && group_wording(im, l, gr) < 0)
+			return -ENOMEM;
 		if (l->spdx) {
 			/* SPDX ids are letters, digits, '.' and '-'; upstream's
 			 * LicenseRef-LICENCE.foo_bar become LicenseRef-LICENCE.foo-bar. */
