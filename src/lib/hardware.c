@@ -2,6 +2,7 @@
 /* The hardware present: sysfs modaliases -> kernel modules (libkmod) -> firmware names. */
 #include "hardware.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libkmod.h>
@@ -144,11 +145,16 @@ static int add_dev(struct fw_hw *h, const char *path, char *modalias)
 	return 0;
 }
 
-/* Walk dfd (named path), depth first, entries in byte order. */
+/* Walk dfd (named path), depth first, entries in byte order. The entry
+ * types come from readdir (sysfs and local file systems give them): no
+ * stat of the dozens of attribute files and links of each device, only
+ * where the type is unknown. A directory's device and inode, for the
+ * loop check, are those of the descriptor opened to walk it. */
 static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, unsigned depth,
 		struct fw_diag *d)
 {
 	char **names = NULL;
+	unsigned char *types = NULL;
 	size_t n = 0;
 	int r;
 
@@ -158,19 +164,32 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 		h->bad++;
 		return 0;
 	}
-	r = fw_read_dir_sorted(dfd, &names, &n);
+	r = fw_read_dir_typed(dfd, &names, &types, &n);
 	if (r < 0) {
 		fw_diag_add(d, path, 0, "cannot read directory: %s", strerror(-r));
 		h->bad++;
 		return r == -ENOMEM ? r : 0;
 	}
 	for (size_t i = 0; i < n && r == 0; i++) {
+		unsigned char type = types[i];
+		bool modalias = strcmp(names[i], "modalias") == 0;
 		struct stat st;
 		char *sub;
+		int cfd;
 
-		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue; /* gone meanwhile: sysfs changes as devices come and go */
-		if (strcmp(names[i], "modalias") == 0 && !S_ISLNK(st.st_mode)) {
+		/* Only a modalias file or a real directory matters: subsystem,
+		 * driver, firmware_node and the like are symlinks back into
+		 * the tree. */
+		if (type == DT_LNK || (type != DT_UNKNOWN && type != DT_DIR && !modalias))
+			continue;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue; /* gone meanwhile: sysfs changes as devices come and go */
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+			if (type == DT_LNK)
+				continue;
+		}
+		if (modalias) {
 			char *alias;
 
 			sub = fw_asprintf("%s/modalias", path);
@@ -188,34 +207,35 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 			}
 			continue;
 		}
-		/* Only real directories: subsystem, driver, firmware_node and
-		 * the like are symlinks back into the tree. */
-		if (!S_ISDIR(st.st_mode))
+		if (type != DT_DIR)
 			continue;
 		sub = fw_asprintf("%s/%s", path, names[i]);
 		if (!sub) {
 			r = -ENOMEM;
 			break;
 		}
-		r = seen_add(seen, st.st_dev, st.st_ino);
-		if (r == 0) {
+		cfd = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0) {
+			/* Gone meanwhile is no finding (as above). */
+			if (errno != ENOENT) {
+				fw_diag_add(d, sub, 0, "cannot open directory: %s", strerror(errno));
+				h->bad++;
+			}
+		} else if (fstat(cfd, &st) < 0) {
+			fw_diag_add(d, sub, 0, "cannot read directory: %s", strerror(errno));
+			h->bad++;
+		} else if ((r = seen_add(seen, st.st_dev, st.st_ino)) == 0) {
 			fw_diag_add(d, sub, 0, "directory met before (a bind mount?); not walked again");
 			h->bad++;
 		} else if (r > 0) {
-			int cfd = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			r = 0;
-			if (cfd < 0) {
-				fw_diag_add(d, sub, 0, "cannot open directory: %s", strerror(errno));
-				h->bad++;
-			} else {
-				r = walk(h, seen, cfd, sub, depth + 1, d);
-				close(cfd);
-			}
+			r = walk(h, seen, cfd, sub, depth + 1, d);
 		}
+		if (cfd >= 0)
+			close(cfd);
 		free(sub);
 	}
 	fw_free_strv(names, n);
+	free(types);
 	return r;
 }
 

@@ -380,12 +380,24 @@ int fw_parse_u64(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
-int fw_read_dir_sorted(int dfd, char ***namesp, size_t *np)
+struct dent {
+	char *name;
+	unsigned char type;
+};
+
+static int cmp_dent(const void *a, const void *b)
+{
+	return strcmp(((const struct dent *)a)->name, ((const struct dent *)b)->name);
+}
+
+int fw_read_dir_typed(int dfd, char ***namesp, unsigned char **typesp, size_t *np)
 {
 	int fd = dup(dfd), r = 0;
 	DIR *dir;
 	struct dirent *de;
+	struct dent *e = NULL;
 	char **names = NULL;
+	unsigned char *types = NULL;
 	size_t n = 0, cap = 0;
 
 	if (fd < 0)
@@ -399,25 +411,42 @@ int fw_read_dir_sorted(int dfd, char ***namesp, size_t *np)
 	while ((de = readdir(dir))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (fw_grow(&names, &cap, n, sizeof(*names)) < 0 || !(names[n] = strdup(de->d_name))) {
+		if (fw_grow(&e, &cap, n, sizeof(*e)) < 0 || !(e[n].name = strdup(de->d_name))) {
 			r = -ENOMEM;
 			break;
 		}
-		n++;
+		e[n++].type = de->d_type;
 	}
 	closedir(dir);
+	/* qsort(NULL, 0, ...) is undefined: an empty directory skips it. */
+	if (r == 0 && n > 1)
+		qsort(e, n, sizeof(*e), cmp_dent);
+	if (r == 0 && (!(names = malloc((n ? n : 1) * sizeof(*names))) ||
+		       (typesp && !(types = malloc(n ? n : 1)))))
+		r = -ENOMEM;
 	if (r < 0) {
 		for (size_t i = 0; i < n; i++)
-			free(names[i]);
+			free(e[i].name);
+		free(e);
 		free(names);
 		return r;
 	}
-	/* qsort(NULL, 0, ...) is undefined: an empty directory skips it. */
-	if (n > 1)
-		qsort(names, n, sizeof(*names), fw_strcmp_ptr);
+	for (size_t i = 0; i < n; i++) {
+		names[i] = e[i].name;
+		if (types)
+			types[i] = e[i].type;
+	}
+	free(e);
 	*namesp = names;
+	if (typesp)
+		*typesp = types;
 	*np = n;
 	return 0;
+}
+
+int fw_read_dir_sorted(int dfd, char ***namesp, size_t *np)
+{
+	return fw_read_dir_typed(dfd, namesp, NULL, np);
 }
 
 void fw_free_strv(char **v, size_t n)

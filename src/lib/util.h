@@ -83,6 +83,11 @@ int fw_parse_u64(const char *s, size_t n, uint64_t *out);
  * strings; free with fw_free_strv). 0 or -errno. */
 int fw_read_dir_sorted(int dfd, char ***names, size_t *n);
 
+/* The same, with each entry's type as readdir gives it (DT_DIR, DT_REG,
+ * DT_LNK, ..., or DT_UNKNOWN where the file system does not say) in
+ * *types, an array of *n bytes (free it). 0 or -errno. */
+int fw_read_dir_typed(int dfd, char ***names, unsigned char **types, size_t *n);
+
 /* Most worker threads a command runs (--jobs takes 1 to this). */
 #define FW_JOBS_MAX 64
 
