@@ -276,20 +276,37 @@ static void dep5_pattern(FILE *f, const char *name)
 	}
 }
 
-/* Text as a deb822 continuation: each line indented, empty lines " .". */
+/* Text as a deb822 continuation: each line indented, empty lines " .".
+ * A tab becomes the blanks up to the next multiple of 8 columns of the
+ * original line, as the text shows: a tab in a licence text of
+ * debian/copyright is a lintian warning (tab-in-license-text), and many
+ * upstream licence files indent with them. */
 static void dep5_text(FILE *f, const char *s)
 {
 	while (*s) {
 		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		size_t len = nl ? (size_t)(nl - s) : strlen(s), col = 0;
 		bool blank = true;
 
 		for (size_t i = 0; i < len; i++)
 			blank = blank && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r');
-		if (blank)
+		if (blank) {
 			fputs(" .\n", f);
-		else
-			fprintf(f, " %.*s\n", (int)len, s);
+		} else {
+			fputc(' ', f);
+			for (size_t i = 0; i < len; i++) {
+				if (s[i] != '\t') {
+					fputc(s[i], f);
+					/* Columns count characters: not UTF-8's continuation bytes. */
+					col += ((unsigned char)s[i] & 0xc0) != 0x80;
+					continue;
+				}
+				do
+					fputc(' ', f);
+				while (++col % 8);
+			}
+			fputc('\n', f);
+		}
 		s += len + (nl != NULL);
 	}
 }
@@ -342,10 +359,191 @@ static int mark_used(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
-int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
+/* The licences debian/copyright.in's Files paragraphs name (each word of
+ * their License: fields but "and", "or" and "with"), with no License
+ * paragraph of their own in the head: the generated part must give them
+ * one, as it does the blobs' licences, or lintian finds none
+ * (missing-license-paragraph-in-dep5-copyright). A tree imported from
+ * upstream has blobs under other licences than the tools'. */
+struct head_ids {
+	char **v;
+	size_t n, cap;
+};
+
+static bool has_id(const struct head_ids *h, const char *id, size_t len)
+{
+	for (size_t k = 0; k < h->n; k++)
+		if (strlen(h->v[k]) == len && memcmp(h->v[k], id, len) == 0)
+			return true;
+	return false;
+}
+
+static bool is_op(const char *w, size_t len)
+{
+	static const char *const ops[] = { "and", "or", "with" };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strlen(ops[i]) == len && strncasecmp(w, ops[i], len) == 0)
+			return true;
+	return false;
+}
+
+/* The words of a License: field's first line, v to le, into h: all but
+ * "and", "or" and "with" (DEP-5's operators) and those already there. */
+static int field_ids(const char *v, const char *le, struct head_ids *h)
+{
+	static const char sep[] = " \t\r(),";
+
+	for (;;) {
+		const char *w;
+		char *id;
+
+		while (v < le && strchr(sep, *v))
+			v++;
+		for (w = v; w < le && !strchr(sep, *w); w++)
+			;
+		if (w == v)
+			return 0;
+		if (!is_op(v, (size_t)(w - v)) && !has_id(h, v, (size_t)(w - v))) {
+			if (fw_grow(&h->v, &h->cap, h->n, sizeof(*h->v)) < 0 ||
+			    !(id = fw_strndup(v, (size_t)(w - v))))
+				return -ENOMEM;
+			h->v[h->n++] = id;
+		}
+		v = w;
+	}
+}
+
+/* The line of the head's first License: field naming id (1-based). */
+static unsigned head_line(const char *head, size_t hlen, const char *id)
+{
+	const char *s = head, *end = head + hlen;
+	unsigned line = 1;
+
+	for (; s < end; line++) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		struct head_ids h = { 0 };
+		bool found;
+
+		if (le - s >= 8 && strncasecmp(s, "License:", 8) == 0) {
+			found = field_ids(s + 8, le, &h) == 0 && has_id(&h, id, strlen(id));
+			fw_free_strv(h.v, h.n);
+			if (found)
+				return line;
+		}
+		s = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* The licences debian/copyright.in's Files paragraphs name (named) and
+ * those it has a License paragraph of its own for (own). A named licence
+ * with none needs one from the generated part, as the blobs' licences do,
+ * or lintian finds none (missing-license-paragraph-in-dep5-copyright): a
+ * tree imported from upstream has blobs under other licences than the
+ * tools'. */
+static int head_licences(const char *head, size_t hlen, struct head_ids *named,
+			 struct head_ids *own)
+{
+	const char *s = head, *end = head + hlen;
+	bool first = true, standalone = false;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		size_t len = (size_t)(le - s);
+		int r = 0;
+
+		if (len == 0 || (len == 1 && *s == '\r')) {
+			first = true; /* a paragraph ends */
+		} else if (*s != ' ' && *s != '\t') {
+			bool lic = len >= 8 && strncasecmp(s, "License:", 8) == 0;
+
+			if (first)
+				standalone = lic;
+			first = false;
+			if (lic)
+				r = field_ids(s + 8, le, standalone ? own : named);
+		}
+		if (r < 0)
+			return r;
+		s = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* Mark used the licences of the head with a text in the tree, and not
+ * those the head has a paragraph for; the others (no text in the tree)
+ * are left in hd. 0 or -ENOMEM. */
+static int head_mark(const struct fw_tree *t, const char *head, size_t hlen, bool *used,
+		     struct head_ids *hd)
+{
+	struct head_ids own = { 0 };
+
+	if (head_licences(head, hlen, hd, &own) < 0) {
+		fw_free_strv(hd->v, hd->n);
+		fw_free_strv(own.v, own.n);
+		*hd = (struct head_ids){ 0 };
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < hd->n; k++) {
+		const struct fw_policy_entry *e = fw_policy_find(&t->policy, hd->v[k]);
+		bool mine = has_id(&own, hd->v[k], strlen(hd->v[k]));
+
+		if (e && !mine)
+			used[e - t->policy.v] = true;
+		if (e || mine) {
+			free(hd->v[k]);
+			hd->v[k] = NULL;
+		}
+	}
+	/* A licence with a paragraph in the head gets no second one. */
+	for (size_t k = 0; k < own.n; k++) {
+		const struct fw_policy_entry *e = fw_policy_find(&t->policy, own.v[k]);
+
+		if (e)
+			used[e - t->policy.v] = false;
+	}
+	fw_free_strv(own.v, own.n);
+	return 0;
+}
+
+/* A License paragraph referring to common-licenses for each licence left
+ * in hd (then freed); a licence not there is a finding. 0 or -EINVAL. */
+static int head_refs(FILE *f, const char *head, size_t hlen, struct head_ids *hd,
+		     struct fw_diag *d)
+{
+	int r = 0;
+
+	for (size_t k = 0; k < hd->n; k++) {
+		const char *common;
+
+		if (!hd->v[k])
+			continue;
+		common = common_licence(hd->v[k]);
+		if (!common) {
+			fw_diag_add(d, COPYRIGHT_IN, head_line(head, hlen, hd->v[k]),
+				    "licence %s: no text in LICENSES/ and none in /usr/share/common-licenses; "
+				    "add its text to the tree (manifests/licenses, LICENSES/%s.txt)",
+				    fw_esc(hd->v[k]), fw_esc(hd->v[k]));
+			r = -EINVAL;
+			continue;
+		}
+		fprintf(f, "\nLicense: %s\n On Debian systems the full text is in"
+			   " /usr/share/common-licenses/%s.\n", hd->v[k], common);
+	}
+	fw_free_strv(hd->v, hd->n);
+	*hd = (struct head_ids){ 0 };
+	return r;
+}
+
+int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size_t hlen,
+			struct fw_diag *d)
 {
 	const struct fw_tree *t = p->t;
 	const struct fw_whence *w = &t->whence;
+	struct head_ids hd = { 0 };
 	const struct fw_plan_entry **v;
 	bool *used;
 	size_t n;
@@ -413,6 +611,12 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 		fputc('\n', f);
 	}
 	free(v);
+	/* The head's licences: from LICENSES/ with the others, or where the
+	 * tree has no text, a reference to common-licenses (after them). */
+	if (head_mark(t, head, hlen, used, &hd) < 0) {
+		free(used);
+		return -ENOMEM;
+	}
 	/* Every licence text of LICENSES/, as the policy lists them (sorted). */
 	for (size_t i = 0; i < t->policy.n; i++) {
 		const struct fw_text *x = &t->texts[i];
@@ -430,6 +634,7 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 		}
 		rr = fw_tree_read_text(t, x, &buf, &len);
 		if (rr == -ENOMEM) {
+			fw_free_strv(hd.v, hd.n);
 			free(used);
 			return rr;
 		}
@@ -455,6 +660,8 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			dep5_text(f, buf);
 		free(buf);
 	}
+	if (head_refs(f, head, hlen, &hd, d) < 0)
+		r = -EINVAL;
 	free(used);
 	return r;
 }
@@ -690,7 +897,8 @@ int fw_debian_generate(const struct fw_tree *t, enum fw_debian_file which, char 
 	}
 	/* The head is the hand-kept part; the generated part follows it. */
 	fwrite(head, 1, hlen, f);
-	r = which == FW_DEB_CONTROL ? fw_debian_control(f, &p, d) : fw_debian_copyright(f, &p, d);
+	r = which == FW_DEB_CONTROL ? fw_debian_control(f, &p, d) :
+				      fw_debian_copyright(f, &p, head, hlen, d);
 	if (fclose(f) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r < 0) {

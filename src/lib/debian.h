@@ -42,9 +42,14 @@ int fw_debian_templates(FILE *f, const struct fw_plan *p, int pkg, struct fw_dia
 /* DEP-5 Files stanzas, one per WHENCE licence group with a blob in p (its
  * blobs and their Source: files, below firmware/), then one License
  * paragraph per licence text of LICENSES/ (the text, indented; for a
- * licence Debian keeps in /usr/share/common-licenses, a reference there).
- * 0, -EINVAL (finding in d: a name DEP-5 cannot carry), or -ENOMEM. */
-int fw_debian_copyright(FILE *f, const struct fw_plan *p, struct fw_diag *d);
+ * licence Debian keeps in /usr/share/common-licenses, a reference there),
+ * tabs expanded. head (hlen bytes) is the hand-kept part the output follows
+ * (debian/copyright.in): a licence its Files paragraphs name gets a License
+ * paragraph too, from LICENSES/ or, without a text there, a reference to
+ * common-licenses. 0, -EINVAL (finding in d: a name DEP-5 cannot carry, a
+ * head licence with no text anywhere), or -ENOMEM. */
+int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size_t hlen,
+			struct fw_diag *d);
 
 /* AppStream metainfo of package pkg: component type firmware, one
  * <firmware type="runtime"> per request name p installs for it (files and
