@@ -359,12 +359,7 @@ static int mark_used(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
-/* The licences debian/copyright.in's Files paragraphs name (each word of
- * their License: fields but "and", "or" and "with"), with no License
- * paragraph of their own in the head: the generated part must give them
- * one, as it does the blobs' licences, or lintian finds none
- * (missing-license-paragraph-in-dep5-copyright). A tree imported from
- * upstream has blobs under other licences than the tools'. */
+/* Licence ids read from debian/copyright.in, each once. */
 struct head_ids {
 	char **v;
 	size_t n, cap;
