@@ -359,11 +359,20 @@ static int mark_used(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
-/* Licence ids read from debian/copyright.in, each once. */
+/* Licence ids read from debian/copyright.in, each once, with the line
+ * that first names it. */
 struct head_ids {
 	char **v;
-	size_t n, cap;
+	unsigned *line;
+	size_t n, cap, lcap;
 };
+
+static void head_ids_free(struct head_ids *h)
+{
+	fw_free_strv(h->v, h->n);
+	free(h->line);
+	*h = (struct head_ids){ 0 };
+}
 
 static bool has_id(const struct head_ids *h, const char *id, size_t len)
 {
@@ -383,9 +392,10 @@ static bool is_op(const char *w, size_t len)
 	return false;
 }
 
-/* The words of a License: field's first line, v to le, into h: all but
- * "and", "or" and "with" (DEP-5's operators) and those already there. */
-static int field_ids(const char *v, const char *le, struct head_ids *h)
+/* The words of a License: field's first line, v to le (line number
+ * line), into h: all but "and", "or" and "with" (DEP-5's operators) and
+ * those already there. */
+static int field_ids(const char *v, const char *le, unsigned line, struct head_ids *h)
 {
 	static const char sep[] = " \t\r(),";
 
@@ -401,35 +411,14 @@ static int field_ids(const char *v, const char *le, struct head_ids *h)
 			return 0;
 		if (!is_op(v, (size_t)(w - v)) && !has_id(h, v, (size_t)(w - v))) {
 			if (fw_grow(&h->v, &h->cap, h->n, sizeof(*h->v)) < 0 ||
+			    fw_grow(&h->line, &h->lcap, h->n, sizeof(*h->line)) < 0 ||
 			    !(id = fw_strndup(v, (size_t)(w - v))))
 				return -ENOMEM;
+			h->line[h->n] = line;
 			h->v[h->n++] = id;
 		}
 		v = w;
 	}
-}
-
-/* The line of the head's first License: field naming id (1-based). */
-static unsigned head_line(const char *head, size_t hlen, const char *id)
-{
-	const char *s = head, *end = head + hlen;
-	unsigned line = 1;
-
-	for (; s < end; line++) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *le = nl ? nl : end;
-		struct head_ids h = { 0 };
-		bool found;
-
-		if (le - s >= 8 && strncasecmp(s, "License:", 8) == 0) {
-			found = field_ids(s + 8, le, &h) == 0 && has_id(&h, id, strlen(id));
-			fw_free_strv(h.v, h.n);
-			if (found)
-				return line;
-		}
-		s = nl ? nl + 1 : end;
-	}
-	return 0;
 }
 
 /* The licences debian/copyright.in's Files paragraphs name (named) and
@@ -444,7 +433,7 @@ static int head_licences(const char *head, size_t hlen, struct head_ids *named,
 	const char *s = head, *end = head + hlen;
 	bool first = true, standalone = false;
 
-	while (s < end) {
+	for (unsigned line = 1; s < end; line++) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *le = nl ? nl : end;
 		size_t len = (size_t)(le - s);
@@ -459,7 +448,7 @@ static int head_licences(const char *head, size_t hlen, struct head_ids *named,
 				standalone = lic;
 			first = false;
 			if (lic)
-				r = field_ids(s + 8, le, standalone ? own : named);
+				r = field_ids(s + 8, le, line, standalone ? own : named);
 		}
 		if (r < 0)
 			return r;
@@ -477,9 +466,8 @@ static int head_mark(const struct fw_tree *t, const char *head, size_t hlen, boo
 	struct head_ids own = { 0 };
 
 	if (head_licences(head, hlen, hd, &own) < 0) {
-		fw_free_strv(hd->v, hd->n);
-		fw_free_strv(own.v, own.n);
-		*hd = (struct head_ids){ 0 };
+		head_ids_free(hd);
+		head_ids_free(&own);
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < hd->n; k++) {
@@ -500,14 +488,13 @@ static int head_mark(const struct fw_tree *t, const char *head, size_t hlen, boo
 		if (e)
 			used[e - t->policy.v] = false;
 	}
-	fw_free_strv(own.v, own.n);
+	head_ids_free(&own);
 	return 0;
 }
 
 /* A License paragraph referring to common-licenses for each licence left
  * in hd (then freed); a licence not there is a finding. 0 or -EINVAL. */
-static int head_refs(FILE *f, const char *head, size_t hlen, struct head_ids *hd,
-		     struct fw_diag *d)
+static int head_refs(FILE *f, struct head_ids *hd, struct fw_diag *d)
 {
 	int r = 0;
 
@@ -518,7 +505,7 @@ static int head_refs(FILE *f, const char *head, size_t hlen, struct head_ids *hd
 			continue;
 		common = common_licence(hd->v[k]);
 		if (!common) {
-			fw_diag_add(d, COPYRIGHT_IN, head_line(head, hlen, hd->v[k]),
+			fw_diag_add(d, COPYRIGHT_IN, hd->line[k],
 				    "licence %s: no text in LICENSES/ and none in /usr/share/common-licenses; "
 				    "add its text to the tree (manifests/licenses, LICENSES/%s.txt)",
 				    fw_esc(hd->v[k]), fw_esc(hd->v[k]));
@@ -528,8 +515,7 @@ static int head_refs(FILE *f, const char *head, size_t hlen, struct head_ids *hd
 		fprintf(f, "\nLicense: %s\n On Debian systems the full text is in"
 			   " /usr/share/common-licenses/%s.\n", hd->v[k], common);
 	}
-	fw_free_strv(hd->v, hd->n);
-	*hd = (struct head_ids){ 0 };
+	head_ids_free(hd);
 	return r;
 }
 
@@ -629,7 +615,7 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size
 		}
 		rr = fw_tree_read_text(t, x, &buf, &len);
 		if (rr == -ENOMEM) {
-			fw_free_strv(hd.v, hd.n);
+			head_ids_free(&hd);
 			free(used);
 			return rr;
 		}
@@ -655,7 +641,7 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size
 			dep5_text(f, buf);
 		free(buf);
 	}
-	if (head_refs(f, head, hlen, &hd, d) < 0)
+	if (head_refs(f, &hd, d) < 0)
 		r = -EINVAL;
 	free(used);
 	return r;
