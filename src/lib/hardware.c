@@ -70,7 +70,8 @@ static int seen_add(struct seen *s, dev_t dev, ino_t ino)
 
 /* Read dfd/modalias (path, for messages) into *out: a regular file, read
  * FW_HW_MODALIAS_MAX + 1 bytes at most, one trailing newline dropped,
- * printable ASCII without blanks. 0, -ENOMEM, or -EINVAL with a finding. */
+ * printable ASCII without blanks. 0, -ENOMEM, -ENOENT (gone since the
+ * directory was read: no finding), or -EINVAL with a finding. */
 static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *d)
 {
 	char buf[FW_HW_MODALIAS_MAX + 1];
@@ -81,6 +82,8 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 	*out = NULL;
 	/* O_NONBLOCK: a FIFO planted in a copy must not hang the walk. */
 	fd = openat(dfd, "modalias", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return -ENOENT;
 	if (fd < 0) {
 		fw_diag_add(d, path, 0, "cannot open: %s",
 			    errno == ELOOP ? "a symlink; not followed" : strerror(errno));
@@ -202,6 +205,8 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 			if (r == -EINVAL) {
 				h->bad++;
 				r = 0;
+			} else if (r == -ENOENT) {
+				r = 0; /* gone meanwhile, as a directory below */
 			} else if (r == 0) {
 				r = add_dev(h, path, alias);
 			}
@@ -216,7 +221,8 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 		}
 		cfd = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
-			/* Gone meanwhile is no finding (as above). */
+			/* Gone meanwhile is no finding: sysfs changes as devices
+			 * come and go. */
 			if (errno != ENOENT) {
 				fw_diag_add(d, sub, 0, "cannot open directory: %s", strerror(errno));
 				h->bad++;
