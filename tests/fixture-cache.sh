@@ -16,12 +16,12 @@
 # already (a second call adding to it) is built in place, uncached.
 
 cache_begin() {
-	_cache_key='' _cache_dest=$2 cache_out=$2
+	_cache_key='' _cache_tmp='' _cache_dest=$2 cache_out=$2
 	[ -n "${FWDIST_TEST_CACHE:-}" ] && [ ! -e "$2" ] || return 1
 	_cache_key=$FWDIST_TEST_CACHE/${1//\//_}
 	if [ -d "$_cache_key" ]; then
-		cp -a "$_cache_key" "$2"
-		return
+		_cache_copy
+		return 0
 	fi
 	# Below a directory of its own: OUT is made as the generator makes it.
 	_cache_tmp=$(mktemp -d "$_cache_key.new.XXXXXX") || exit 1
@@ -33,5 +33,11 @@ cache_end() {
 	[ -n "$_cache_key" ] || return 0
 	mv -T "$cache_out" "$_cache_key" 2>/dev/null || :
 	rm -rf "$_cache_tmp"
-	cp -a "$_cache_key" "$_cache_dest"
+	_cache_copy
+}
+
+# OUT from the cache, its parent made as a generator's mkdir -p makes it.
+_cache_copy() {
+	case $_cache_dest in */*) mkdir -p "${_cache_dest%/*}" || exit 1 ;; esac
+	cp -a "$_cache_key" "$_cache_dest" || exit 1
 }
