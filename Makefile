@@ -276,6 +276,7 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 	@tests/debian/names
 	@tests/debian/real
+	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
 
 # The packaging alone: builds, lintian, AppStream, reproducibility, a vendor
 # split; and a real upstream release through the packager's workflow.
@@ -283,6 +284,7 @@ check-debian: tools firmware
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 	@tests/debian/names
 	@tests/debian/real
+	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
 
 check-kernel: tools firmware
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
