@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 #include "fwdist.h"
+#include "fwsearch.h"
 #include "hardware.h"
 #include "json.h"
 #include "modinfo.h"
@@ -37,7 +38,8 @@ static const struct fw_cli_opt opts[] = {
 	{ "firmware-dir", FW_OPT_FWDIR, false, "DIR",
 	  "firmware directory below it (default: the root's,\n"
 	  "/usr/lib/firmware on a merged-/usr root, where\n"
-	  "lib -> usr/lib, else /lib/firmware)", NULL },
+	  "lib -> usr/lib, else /lib/firmware, then\n"
+	  "/usr/lib/firmware)", NULL },
 	{ "json", FW_OPT_JSON, false, NULL,
 	  "machine-readable output", NULL },
 	FW_CLI_END,
@@ -52,9 +54,10 @@ static const struct fw_cli_help help = {
 		"/sys/devices resolved to the modules that bind it (libkmod, as udev and\n"
 		"modprobe do), their dependencies, the firmware names their modinfo lists,\n"
 		"and the names the kernel log says failed to load. For each name: installed\n"
-		"under the firmware directory (plain, .xz or .zst), missing (and the package\n"
-		"of the tree to install), or in no package. Names of one module differing\n"
-		"only in a version number are alternatives, as for 'fwdist modules'.\n"
+		"where the kernel's loader finds it (updates/RELEASE, updates, RELEASE and\n"
+		"the firmware directory; plain, .xz or .zst), missing (and the package of\n"
+		"the tree to install), or in no package. Names of one module differing only\n"
+		"in a version number are alternatives, as for 'fwdist modules'.\n"
 		"\n",
 	.opts = opts,
 	.foot = "\n"
@@ -183,35 +186,13 @@ static const char *const status_word[] = { "installed", "missing", "unknown", "a
 static const char *const status_json[] = { "installed", "missing", "no-package",
 					   "alternative" };
 
-/* Is name (or its .xz, .zst) under the firmware directory? Symlinks in
- * it are followed as the kernel's loader does, never out of it. */
-static bool installed(int fwfd, const char *name)
-{
-	static const char *const suffix[] = { "", ".xz", ".zst" };
-
-	if (fwfd < 0)
-		return false;
-	for (size_t i = 0; i < FW_ARRAY_SIZE(suffix); i++) {
-		char *n = fw_asprintf("%s%s", name, suffix[i]);
-		int fd = n ? fw_open_resolve(fwfd, n, O_RDONLY | O_CLOEXEC) : -ENOMEM;
-
-		free(n);
-		if (fd >= 0) {
-			close(fd);
-			return true;
-		}
-	}
-	return false;
-}
-
 int fw_hw_report_build(struct fw_hw_report *rep, const struct fw_hw *h, const struct fw_cli *cli,
 		       const struct fw_tree *t)
 {
 	struct fw_plan_opts po = { .sel = cli->sel, .comp = FW_COMP_NONE, .no_licences = true };
 	char *where = NULL;
-	int fwfd = -1, r;
+	int r;
 
-	rep->fwfd = -1;
 	if (fw_fwreqs_build(&rep->q, &h->mods) < 0 || fw_plan_build(&rep->p, t, &po, NULL) < 0)
 		return -ENOMEM;
 	rep->have_plan = true;
@@ -219,22 +200,29 @@ int fw_hw_report_build(struct fw_hw_report *rep, const struct fw_hw *h, const st
 	rep->pkg = calloc(rep->q.n ? rep->q.n : 1, sizeof(*rep->pkg));
 	if (!rep->st || !rep->pkg)
 		return -ENOMEM;
-	/* Nothing installed yet is an answer, not a failure. */
-	fwfd = fw_cli_open_dest(cli, false, &where);
-	if (fwfd == -ENOENT)
-		fwfd = -1;
-	else if (fwfd < 0) {
+	/* Where the loader finds each name (fw_search: the kernel's
+	 * subdirectories of the release resolved, each form); nothing
+	 * installed yet is an answer, not a failure. */
+	r = fw_search_open(&rep->fs, cli->destdir, cli->fwdir, h->release, &where);
+	if (r < 0) {
+		fw_err("%s: %s: %s", cli->cmd, where ? fw_esc(where) : "the firmware directory",
+		       r == -ENOMEM ? "out of memory" : fw_path_error(r));
 		free(where);
-		return fwfd;
+		return r;
 	}
-	rep->where = where;
-	rep->fwfd = fwfd;
+	rep->have_fs = true;
 	for (size_t i = 0; i < rep->q.n; i++) {
 		const struct fw_plan_entry *e = fw_plan_find_name(&rep->p, rep->q.v[i].name);
+		char **files = NULL;
+		size_t nfiles = 0, cap = 0;
 
 		if (e && (e->blob || e->kind == FW_PLAN_FILE))
 			rep->pkg[i] = fw_plan_package(&rep->p, e);
-		if (installed(fwfd, rep->q.v[i].name))
+		r = fw_search_find(&rep->fs, rep->q.v[i].name, &files, &nfiles, &cap);
+		fw_free_strv(files, nfiles);
+		if (r < 0)
+			return r;
+		if (nfiles)
 			rep->st[i] = FW_HW_INSTALLED;
 		else
 			rep->st[i] = rep->pkg[i] ? FW_HW_MISSING : FW_HW_NOPKG;
@@ -280,11 +268,9 @@ void fw_hw_report_free(struct fw_hw_report *rep)
 	free(rep->st);
 	free(rep->pkg);
 	free(rep->pkgs);
-	free(rep->where);
-	if (rep->fwfd >= 0)
-		close(rep->fwfd);
+	if (rep->have_fs)
+		fw_search_close(&rep->fs);
 	memset(rep, 0, sizeof(*rep));
-	rep->fwfd = -1;
 }
 
 bool fw_hw_in_log(const struct fw_hw *h, const char *name)
@@ -416,7 +402,7 @@ int cmd_missing(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct fw_hw h = { 0 };
-	struct fw_hw_report rep = { .fwfd = -1 };
+	struct fw_hw_report rep = { 0 };
 	bool failed = false;
 	int ret, r;
 

@@ -9,6 +9,8 @@
 
 #include "fsutil.h"
 #include "fwdist.h"
+#include "fwsearch.h"
+#include "hwselect.h"
 #include "json.h"
 #include "modinfo.h"
 #include "modmap.h"
@@ -22,6 +24,20 @@ static const struct fw_cli_opt opts[] = {
 	  "every module below DIR", NULL },
 	{ "compress", 'c', false, "=C",
 	  "the install to describe: none (default), xz or zstd", NULL },
+	{ "installed", 'i', false, NULL,
+	  "read no tree: print each installed file that serves a\n"
+	  "requested name, one root-relative path per line, where\n"
+	  "the kernel's loader finds it (what an initramfs needs)", NULL },
+	{ "newest", 'n', false, NULL,
+	  "with --installed: of each group of alternatives, only\n"
+	  "the newest installed (the one the kernel loads)", NULL },
+	{ "destdir", FW_OPT_DESTDIR, false, "DIR",
+	  "with --installed: the root the firmware is installed\n"
+	  "under (default: $DESTDIR, else /)", NULL },
+	{ "firmware-dir", FW_OPT_FWDIR, false, "DIR",
+	  "with --installed: the firmware directory below it\n"
+	  "(default: the root's; on a split root /lib/firmware,\n"
+	  "then /usr/lib/firmware)", NULL },
 	{ "write-map", 'w', false, NULL,
 	  "write manifests/modules: for each name WHENCE lists,\n"
 	  "the modules requesting it and their modaliases", NULL },
@@ -35,6 +51,8 @@ static const struct fw_cli_opt opts[] = {
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] modules [--kernel-release R | --modules-dir DIR | FILE.ko...]\n"
 		"                      [--compress=none|xz|zstd] [--write-map] [--json]\n"
+		"       fwdist modules --installed [--newest] [--kernel-release R | --modules-dir DIR |\n"
+		"                      FILE.ko...] [--destdir DIR] [--firmware-dir DIR] [--json]\n"
 		"\n"
 		"Read the .modinfo section of kernel modules (.ko, .ko.xz, .ko.zst) and say,\n"
 		"for each firmware name they request, where an install of the tree puts it\n"
@@ -42,17 +60,27 @@ static const struct fw_cli_help help = {
 		"Names of one module that differ only in the number before the extension\n"
 		"(iwlwifi-cc-a0-72.ucode, -71.ucode, ...) are alternatives: their group is\n"
 		"satisfied when one member is in the tree.\n"
+		"With --installed the names are looked up where they are installed instead,\n"
+		"as the kernel's loader looks: in each firmware directory updates/RELEASE,\n"
+		"updates, RELEASE (the release of --kernel-release, or the last component\n"
+		"of --modules-dir), then the directory, each as NAME, NAME.xz and NAME.zst;\n"
+		"the first directory holding a form serves the name, with every form it\n"
+		"holds. The initramfs-tools hook copies what this prints for the modules\n"
+		"in the image.\n"
 		"\n",
 	.opts = opts,
 	.foot = "\n"
 		"Exit status 1 when a module cannot be read, a name a driver needs is\n"
-		"missing, or no member of an alternative group is in the tree.\n",
+		"missing, or no member of an alternative group is in the tree; with\n"
+		"--installed only when a module or the firmware directory cannot be read\n"
+		"(a name not installed is counted, not a failure: a module requests\n"
+		"firmware for devices that may not be there).\n",
 };
 
 struct opts {
 	const char *release, *dir;
 	enum fw_compress comp;
-	bool write_map;
+	bool write_map, installed, newest, comp_set;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -69,6 +97,13 @@ static int option(void *ctx, int c, const char *arg)
 	case 'c':
 		if (fw_compress_parse(arg, &o->comp) < 0)
 			return fw_usage("modules", "--compress takes none, xz or zstd, not '%s'", arg);
+		o->comp_set = true;
+		return EXIT_OK;
+	case 'i':
+		o->installed = true;
+		return EXIT_OK;
+	case 'n':
+		o->newest = true;
 		return EXIT_OK;
 	case 'w':
 		o->write_map = true;
@@ -256,6 +291,123 @@ static int read_modules(struct fw_modset *s, const struct opts *o, const struct 
 	return r;
 }
 
+/* The release whose updates/RELEASE and RELEASE directories the loader
+ * searches: --kernel-release's, or the last component of --modules-dir
+ * (/lib/modules/RELEASE); none for module files. A new string, or NULL
+ * (none, or out of memory: *nomem). */
+static char *search_release(const struct opts *o, bool *nomem)
+{
+	char *r;
+
+	*nomem = false;
+	if (!o->release && !o->dir)
+		return NULL;
+	r = o->release ? strdup(o->release) : fw_dir_basename(o->dir);
+	*nomem = !r;
+	return r;
+}
+
+/* --installed: each requested name looked up where the loader finds it;
+ * with newest, of a group only its newest installed member. Prints the
+ * files (text) or one object per name (JSON). EXIT_OK, or EXIT_FINDING. */
+static int print_installed(const struct fw_cli *cli, const struct opts *o,
+			   const struct fw_modset *s, const struct fw_fwreqs *q)
+{
+	struct fw_search fs;
+	char *where = NULL, ***files = NULL;
+	size_t *nfiles = NULL, *cap = NULL, shown = 0, names = 0, older = 0;
+	bool *drop = NULL, nomem;
+	char *release = search_release(o, &nomem);
+	int r, ret = EXIT_FINDING;
+
+	r = nomem ? -ENOMEM : fw_search_open(&fs, cli->destdir, cli->fwdir, release, &where);
+	free(release);
+	if (r < 0) {
+		fw_err("modules: %s: %s", where ? fw_esc(where) : "the firmware directory",
+		       r == -ENOMEM ? "out of memory" : fw_path_error(r));
+		free(where);
+		return EXIT_FINDING;
+	}
+	files = calloc(q->n ? q->n : 1, sizeof(*files));
+	nfiles = calloc(q->n ? q->n : 1, sizeof(*nfiles));
+	cap = calloc(q->n ? q->n : 1, sizeof(*cap));
+	drop = calloc(q->n ? q->n : 1, sizeof(*drop));
+	if (!files || !nfiles || !cap || !drop)
+		goto nomem;
+	for (size_t i = 0; i < q->n; i++) {
+		const char *why = fw_name_problem(q->v[i].name);
+
+		if (why) {
+			/* A name the loader could not be asked for safely
+			 * (a control character, "..") is no file of ours. */
+			fw_err("modules: %s: %s; not looked up", fw_esc(q->v[i].name), why);
+			continue;
+		}
+		if (fw_search_find(&fs, q->v[i].name, &files[i], &nfiles[i], &cap[i]) < 0)
+			goto nomem;
+	}
+	/* --newest: the loader tries the newest member of a group first. */
+	for (size_t g = 0; o->newest && g < q->ng; g++) {
+		const struct fw_fwgroup *x = &q->g[g];
+		long best = -1;
+
+		for (size_t k = 0; k < x->nmembers; k++) {
+			size_t m = x->members[k];
+
+			if (nfiles[m] && (best < 0 || fw_hwsel_version_cmp(q->v[m].name, q->v[best].name) > 0))
+				best = (long)m;
+		}
+		for (size_t k = 0; k < x->nmembers; k++)
+			if (nfiles[x->members[k]] && (long)x->members[k] != best)
+				drop[x->members[k]] = true, older++;
+	}
+	if (fw_json)
+		printf("{\"modules\":%zu,\"unreadable\":%zu,\"firmware\":[", s->n, s->bad);
+	for (size_t i = 0; i < q->n; i++) {
+		bool inst = nfiles[i] && !drop[i];
+
+		names += inst;
+		if (fw_json) {
+			printf("%s{\"name\":", i ? "," : "");
+			fw_json_str(stdout, q->v[i].name);
+			printf(",\"status\":\"%s\",\"files\":[",
+			       inst ? "installed" : drop[i] ? "older" : "missing");
+			for (size_t k = 0; inst && k < nfiles[i]; k++) {
+				printf("%s", k ? "," : "");
+				fw_json_str(stdout, files[i][k]);
+			}
+			printf("],\"group\":");
+			if (q->v[i].group >= 0)
+				fw_json_str(stdout, q->g[q->v[i].group].pattern);
+			else
+				printf("null");
+			printf(",\"modules\":");
+			json_mods(s, &q->v[i]);
+			printf("}");
+		} else {
+			for (size_t k = 0; inst && k < nfiles[i]; k++)
+				printf("%s\n", files[i][k]);
+		}
+		shown += inst ? nfiles[i] : 0;
+	}
+	if (fw_json)
+		printf("],\"summary\":{\"names\":%zu,\"installed\":%zu,\"older\":%zu,\"files\":%zu}}\n",
+		       q->n, names, older, shown);
+	ret = s->bad ? EXIT_FINDING : EXIT_OK;
+	goto out;
+nomem:
+	fw_err("modules: out of memory");
+out:
+	for (size_t i = 0; files && i < q->n; i++)
+		fw_free_strv(files[i], nfiles[i]);
+	free(files);
+	free(nfiles);
+	free(cap);
+	free(drop);
+	fw_search_close(&fs);
+	return ret;
+}
+
 int cmd_modules(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("modules");
@@ -279,9 +431,19 @@ int cmd_modules(int argc, char **argv)
 		ret = fw_usage("modules", "give one of --kernel-release R, --modules-dir DIR or FILE.ko...");
 		goto out;
 	}
-	ret = fw_cli_prepare(&cli, &t, &d, NULL);
-	if (ret != EXIT_OK)
+	if (o.installed && (o.write_map || o.comp_set || cli.npkgs || cli.select_file)) {
+		ret = fw_usage("modules", "--installed reads no tree: no --write-map, --compress, --package or --select");
 		goto out;
+	}
+	if (!o.installed && (o.newest || cli.destdir || cli.fwdir)) {
+		ret = fw_usage("modules", "--newest, --destdir and --firmware-dir go with --installed");
+		goto out;
+	}
+	if (!o.installed) {
+		ret = fw_cli_prepare(&cli, &t, &d, NULL);
+		if (ret != EXIT_OK)
+			goto out;
+	}
 	if (o.release) {
 		if (strchr(o.release, '/') || !strcmp(o.release, "..") || !*o.release) {
 			ret = fw_usage("modules", "--kernel-release takes a release, not a path");
@@ -295,6 +457,12 @@ int cmd_modules(int argc, char **argv)
 		goto nomem;
 	if (r < 0) {
 		ret = EXIT_FINDING;
+		goto out;
+	}
+	if (o.installed) {
+		if (fw_fwreqs_build(&q, &s) < 0)
+			goto nomem;
+		ret = print_installed(&cli, &o, &s, &q);
 		goto out;
 	}
 	struct fw_plan_opts po = { .sel = cli.sel, .comp = o.comp, .no_licences = true };

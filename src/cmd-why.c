@@ -152,7 +152,7 @@ int cmd_why(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct fw_hw h = { 0 };
-	struct fw_hw_report rep = { .fwfd = -1 };
+	struct fw_hw_report rep = { 0 };
 	const struct fw_fwreq *x = NULL;
 	struct why w = { 0 };
 	bool failed = false;

@@ -27,6 +27,7 @@ int cmd_why(int argc, char **argv);
 
 /* What missing and why share (cmd-missing.c): the hardware options, the
  * gathering of devices, modules and kernel log, and each name's status. */
+#include "fwsearch.h"
 #include "hardware.h"
 #include "modinfo.h"
 #include "plan.h"
@@ -53,8 +54,8 @@ struct fw_hw_report {
 	const char **pkgs;         /* the packages of the missing names, sorted */
 	size_t npkgs, cap_pkgs;
 	size_t n[4];               /* names per status */
-	int fwfd;                  /* the firmware directory, -1 when absent */
-	char *where;
+	struct fw_search fs;       /* where the loader finds a name (have_fs) */
+	bool have_fs;
 };
 /* Each name's status under the destination of cli, its package in t.
  * 0, -ENOMEM, or -errno when the destination cannot be opened (printed). */

@@ -457,6 +457,12 @@ int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d)
 
 	if (!idx)
 		return -ENOMEM;
+	free(h->release);
+	h->release = fw_dir_basename(moddir);
+	if (!h->release) {
+		free(idx);
+		return -ENOMEM;
+	}
 	/* Without depmod's index every lookup finds nothing: say so, rather
 	 * than report hardware that needs no module. */
 	if (access(idx, R_OK) < 0) {
@@ -713,6 +719,7 @@ int fw_hw_add_log_names(struct fw_hw *h)
 
 void fw_hw_free(struct fw_hw *h)
 {
+	free(h->release);
 	for (size_t i = 0; i < h->ndev; i++) {
 		free(h->dev[i].path);
 		free(h->dev[i].modalias);

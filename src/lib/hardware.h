@@ -55,6 +55,9 @@ struct fw_hw {
 	struct fw_hw_log *log;  /* each name once, first report kept */
 	size_t nlog, cap_log;
 	size_t bad;             /* devices or modules that could not be read (findings in d) */
+	char *release;          /* the modules directory's last component, resolved against
+				 * (the kernel release whose firmware subdirectories the
+				 * loader searches), or NULL */
 };
 
 /* Walk dir, a /sys/devices tree or a saved copy of one (a copy of /sys,

@@ -518,3 +518,14 @@ void fw_parallel_for(size_t n, unsigned jobs, void (*fn)(void *ctx, size_t i), v
 	atomic_init(&p.next, 0);
 	fw_parallel_run(want, parallel_worker, &p);
 }
+
+char *fw_dir_basename(const char *path)
+{
+	const char *e = path + strlen(path), *b;
+
+	while (e > path && e[-1] == '/')
+		e--;
+	for (b = e; b > path && b[-1] != '/'; b--)
+		;
+	return strndup(b, (size_t)(e - b));
+}

@@ -54,6 +54,9 @@ const char *fw_esc(const char *s);
  * most 255 bytes, the whole under 4096. Returns NULL if safe, else a short
  * reason ("absolute name", ...). */
 const char *fw_name_problem(const char *name);
+/* The last component of path, trailing slashes ignored ("/lib/modules/6.1/"
+ * gives "6.1"; "/" and "" give ""). A new string, or NULL. */
+char *fw_dir_basename(const char *path);
 
 /* Join a link's directory and its target, and normalise "." and ".."
  * components. Returns a new string, or NULL with *outside set when the
