@@ -152,7 +152,8 @@ static int write_map(const struct fw_tree *t, const struct fw_modset *s)
 	if (r == 0)
 		r = fw_write_atomic(t->rootfd, FW_TREE_MODMAP, buf, len, 0644);
 	if (r < 0)
-		fw_err("modules: cannot write %s: %s", FW_TREE_MODMAP, strerror(-r));
+		fw_err("modules: cannot write %s: %s", FW_TREE_MODMAP,
+		       r == -E2BIG ? "a modalias longer than one of its lines can hold" : strerror(-r));
 	free(buf);
 	fw_modmap_free(&m);
 	return r;

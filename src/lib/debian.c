@@ -733,17 +733,26 @@ static int metainfo_with(FILE *f, const struct fw_plan *p, int pkg, const struct
 			seen = strcmp(lic[k], spdx) == 0;
 		if (spdx && !seen)
 			lic[nlic++] = spdx;
-		/* Every alias the module map gives this name, collected. */
+		/* The aliases of every module the map gives this name. */
 		for (size_t k = 0; m && k < m->n; k++) {
+			const char **ma;
+			size_t nma;
+
 			if (strcmp(m->v[k].firmware, v[i]->name) != 0)
 				continue;
-			for (size_t a = 0; a < m->v[k].nalias; a++) {
+			if (fw_modmap_module_aliases(m, m->v[k].module, &ma, &nma) < 0) {
+				r = -ENOMEM;
+				goto out;
+			}
+			for (size_t a = 0; a < nma; a++) {
 				if (fw_grow(&alias, &cap, nalias, sizeof(*alias)) < 0) {
+					free(ma);
 					r = -ENOMEM;
 					goto out;
 				}
-				alias[nalias++] = m->v[k].alias[a];
+				alias[nalias++] = ma[a];
 			}
+			free(ma);
 		}
 	}
 	if (r < 0)

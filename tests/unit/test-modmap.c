@@ -2,6 +2,8 @@
 /* Unit tests of modmap.c: manifests/modules parsing, its refusals, and format -> parse. */
 #include "modmap.h"
 
+#include <errno.h>
+
 #include "util.h"
 #include "unit.h"
 
@@ -48,8 +50,8 @@ TEST(parse_refusals)
 				    "f.bin\tfoo\ta  b\n"
 				    "g.bin\tfoo\ta\tb\n"
 				    "a.bin\tfoo\n"
-				    "b.bin\tfoo\n"), 0);
-	CHECK_NDIAG(&d, 10);
+				    "b.bin\tfoo\tusb:v9*\n"), 0);
+	CHECK_NDIAG(&d, 9);
 	CHECK_DIAG(&d, 0, 1, "missing header line '" FW_MODMAP_HEADER "'");
 	CHECK_DIAG(&d, 1, 2, "blank line");
 	CHECK_DIAG(&d, 2, 3, "expected 'FIRMWARE<TAB>MODULE<TAB>MODALIAS...'");
@@ -59,8 +61,9 @@ TEST(parse_refusals)
 	CHECK_DIAG(&d, 6, 7, "bad modalias ''");
 	CHECK_DIAG(&d, 7, 8, "more than three tab-separated fields");
 	CHECK_DIAG(&d, 8, 9, "a.bin foo: out of order");
-	CHECK_DIAG(&d, 9, 10, "b.bin foo: listed twice (first at line 1)");
+	/* Line 10 continues line 1's pair (the lines between were refused). */
 	CHECK_EQ_INT(m.n, 1);
+	CHECK_EQ_INT(m.v[0].nalias, 1);
 	fw_modmap_free(&m);
 	fw_diag_free(&d);
 }
@@ -71,6 +74,8 @@ TEST(format_round_trip)
 	static char *al2[] = { "pci:v1*", "pci:v3*" };
 	struct fw_modmap m = { 0 }, back;
 	struct fw_diag d = { 0 };
+	const char **al;
+	size_t nal;
 	char *buf;
 	size_t len;
 
@@ -78,12 +83,68 @@ TEST(format_round_trip)
 	CHECK_EQ_INT(fw_modmap_add(&m, "a.bin", "mod", NULL, 0), 0);
 	CHECK_EQ_INT(fw_modmap_add(&m, "z.bin", "mod", al2, 2), 0);
 	CHECK_EQ_INT(fw_modmap_format(&m, &buf, &len), 0);
-	CHECK(strstr(buf, "\na.bin\tmod\nz.bin\tmod\tpci:v1* pci:v2* pci:v3*\n"));
+	/* The module's aliases once, on its first line. */
+	CHECK(strstr(buf, "\na.bin\tmod\tpci:v1* pci:v2* pci:v3*\nz.bin\tmod\n"));
 	CHECK_EQ_INT(fw_modmap_parse(&back, "manifests/modules", buf, len, &d), 0);
 	CHECK_NDIAG(&d, 0);
 	CHECK_EQ_INT(back.n, 2);
+	CHECK_EQ_INT(fw_modmap_module_aliases(&back, "mod", &al, &nal), 0);
+	CHECK_EQ_INT(nal, 3);
+	CHECK_EQ_STR(al[2], "pci:v3*");
+	free(al);
 	free(buf);
 	fw_modmap_free(&m);
 	fw_modmap_free(&back);
+	fw_diag_free(&d);
+}
+
+/* A module with more aliases than a line holds (amdgpu's thousand): the
+ * list goes on continuation lines of the same pair, none over
+ * FW_LINE_MAX, and reads back whole; an alias no line can hold is -E2BIG. */
+TEST(format_long_alias_list)
+{
+	struct fw_modmap m = { 0 }, back;
+	struct fw_diag d = { 0 };
+	char *al[600], *big, *buf;
+	const char **got;
+	size_t len, ngot, lines = 0;
+
+	for (size_t i = 0; i < 600; i++) {
+		al[i] = fw_asprintf("pci:v00001002d%08zXsv*sd*bc*sc*i*", i);
+		CHECK(al[i] != NULL);
+	}
+	CHECK_EQ_INT(fw_modmap_add(&m, "amdgpu/a.bin", "amdgpu", al, 600), 0);
+	CHECK_EQ_INT(fw_modmap_add(&m, "amdgpu/b.bin", "amdgpu", al, 600), 0);
+	CHECK_EQ_INT(fw_modmap_format(&m, &buf, &len), 0);
+	for (const char *l = buf; *l;) {
+		const char *nl = strchr(l, '\n');
+
+		CHECK(nl != NULL);
+		CHECK((size_t)(nl - l) <= FW_LINE_MAX);
+		lines += strncmp(l, "amdgpu/a.bin\tamdgpu\t", 20) == 0;
+		l = nl + 1;
+	}
+	CHECK(lines >= 5); /* 600 x 33 bytes: five lines at least */
+	CHECK(strstr(buf, "\namdgpu/b.bin\tamdgpu\n") != NULL);
+	CHECK_EQ_INT(fw_modmap_parse(&back, "manifests/modules", buf, len, &d), 0);
+	CHECK_NDIAG(&d, 0);
+	CHECK_EQ_INT(back.n, 2);
+	CHECK_EQ_INT(back.v[0].nalias, 600);
+	CHECK_EQ_INT(fw_modmap_module_aliases(&back, "amdgpu", &got, &ngot), 0);
+	CHECK_EQ_INT(ngot, 600);
+	free(got);
+	free(buf);
+	fw_modmap_free(&back);
+	fw_modmap_free(&m);
+	big = malloc(FW_LINE_MAX + 2);
+	CHECK(big != NULL);
+	memset(big, 'x', FW_LINE_MAX);
+	big[FW_LINE_MAX] = '\0';
+	CHECK_EQ_INT(fw_modmap_add(&m, "a.bin", "mod", &big, 1), 0);
+	CHECK_EQ_INT(fw_modmap_format(&m, &buf, &len), -E2BIG);
+	fw_modmap_free(&m);
+	for (size_t i = 0; i < 600; i++)
+		free(al[i]);
+	free(big);
 	fw_diag_free(&d);
 }
