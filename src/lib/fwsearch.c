@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -115,11 +116,19 @@ int fw_search_find(const struct fw_search *s, const char *name, char ***paths, s
 
 			for (size_t k = 0; k < FW_ARRAY_SIZE(suffix); k++) {
 				char *rel = fw_asprintf("%s%s%s", s->sub[d], name, suffix[k]);
+				struct stat st;
 				int fd;
 
 				if (!rel)
 					return -ENOMEM;
-				fd = fw_open_resolve(s->fd[t], rel, O_RDONLY | O_CLOEXEC);
+				/* Non-blocking: a FIFO under the name must not
+				 * hang an initramfs build; only a regular file
+				 * is firmware the loader takes. */
+				fd = fw_open_resolve(s->fd[t], rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+				if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+					close(fd);
+					fd = -1;
+				}
 				if (fd < 0) {
 					free(rel);
 					continue;

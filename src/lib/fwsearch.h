@@ -33,7 +33,8 @@ int fw_search_open(struct fw_search *s, const char *destdir, const char *fwdir,
  * order, each in the loader's order) holding name, name.xz or name.zst,
  * every one of those it holds, as root-relative paths (a link is named,
  * not its target; its target must stay inside the firmware directory, as
- * fw_open_resolve checks). *paths (new strings, appended, *n counting)
+ * fw_open_resolve checks, and be a regular file: a directory or a FIFO of
+ * that name is none, and is never waited on). *paths (new strings, appended, *n counting)
  * gets none when no directory holds it. 0 or -ENOMEM. */
 int fw_search_find(const struct fw_search *s, const char *name, char ***paths, size_t *n,
 		   size_t *cap);
