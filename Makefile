@@ -287,6 +287,7 @@ check-debian: tools firmware
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
 
 check-kernel: tools firmware
+	tests/kernel/selftest
 	FWDIST=$(abspath $(FWDIST)) tests/kernel/run
 
 # Module-like objects against kmod's modinfo (fast), and a real kernel build
