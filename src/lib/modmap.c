@@ -215,8 +215,11 @@ static int cmp_str(const void *a, const void *b)
 int fw_modmap_format(struct fw_modmap *m, char **buf, size_t *len)
 {
 	char *out = NULL;
-	size_t olen = 0, w = 0;
+	const char **mods = NULL;
+	bool *done = NULL;
+	size_t olen = 0, w = 0, nmods = 0;
 	FILE *f;
+	int r;
 
 	if (m->n)
 		qsort(m->v, m->n, sizeof(*m->v), qcmp);
@@ -235,21 +238,39 @@ int fw_modmap_format(struct fw_modmap *m, char **buf, size_t *len)
 		m->v[w++] = m->v[i];
 	}
 	m->n = w;
-	f = open_memstream(&out, &olen);
-	if (!f)
+	/* The modules, sorted, each once, and whether their aliases went out
+	 * yet: a module's aliases go on its first line only. */
+	mods = malloc((m->n ? m->n : 1) * sizeof(*mods));
+	done = calloc(m->n ? m->n : 1, sizeof(*done));
+	if (!mods || !done) {
+		free(mods);
+		free(done);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		mods[i] = m->v[i].module;
+	if (m->n)
+		qsort(mods, m->n, sizeof(*mods), cmp_str);
+	for (size_t i = 0; i < m->n; i++)
+		if (nmods == 0 || strcmp(mods[nmods - 1], mods[i]) != 0)
+			mods[nmods++] = mods[i];
+	f = open_memstream(&out, &olen);
+	if (!f) {
+		free(mods);
+		free(done);
+		return -ENOMEM;
+	}
 	fputs(modmap_preamble, f);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fw_modmap_line *l = &m->v[i];
-		const char **al = NULL;
+		const char **al = NULL, **at = bsearch(&l->module, mods, nmods, sizeof(*mods), cmp_str);
 		size_t nal = 0, head = strlen(l->firmware) + 1 + strlen(l->module), used;
-		bool first = true;
 
-		/* The module's aliases go on its first line only. */
-		for (size_t k = 0; k < i && first; k++)
-			first = strcmp(m->v[k].module, l->module) != 0;
-		if (first && fw_modmap_module_aliases(m, l->module, &al, &nal) < 0)
-			goto nomem;
+		if (!done[at - mods]) {
+			done[at - mods] = true;
+			if (fw_modmap_module_aliases(m, l->module, &al, &nal) < 0)
+				goto nomem;
+		}
 		fprintf(f, "%s\t%s", l->firmware, l->module);
 		used = head;
 		for (size_t j = 0; j < nal; j++) {
@@ -257,9 +278,8 @@ int fw_modmap_format(struct fw_modmap *m, char **buf, size_t *len)
 
 			if (head + 1 + a > FW_LINE_MAX) {
 				free(al);
-				fclose(f);
-				free(out);
-				return -E2BIG;
+				r = -E2BIG;
+				goto fail;
 			}
 			if (used > head && used + 1 + a > FW_LINE_MAX) {
 				/* Full: the pair again, on a continuation line. */
@@ -272,6 +292,8 @@ int fw_modmap_format(struct fw_modmap *m, char **buf, size_t *len)
 		fputc('\n', f);
 		free(al);
 	}
+	free(mods);
+	free(done);
 	if (fw_memstream_close(f, &out) < 0) {
 		free(out);
 		return -ENOMEM;
@@ -280,9 +302,13 @@ int fw_modmap_format(struct fw_modmap *m, char **buf, size_t *len)
 	*len = olen;
 	return 0;
 nomem:
+	r = -ENOMEM;
+fail:
+	free(mods);
+	free(done);
 	fclose(f);
 	free(out);
-	return -ENOMEM;
+	return r;
 }
 
 int fw_modmap_module_aliases(const struct fw_modmap *m, const char *module, const char ***out,
