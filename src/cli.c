@@ -18,6 +18,7 @@
 #include "check.h"
 #include "dpkg.h"
 #include "fsutil.h"
+#include "fwsearch.h"
 #include "json.h"
 #include "membudget.h"
 #include "progress.h"
@@ -626,6 +627,18 @@ int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where)
 	else
 		fw_err("%s: %s: %s", c->cmd, *where, fw_path_error(fd));
 	return fd;
+}
+
+int fw_cli_search_open(const struct fw_cli *c, const char *release, struct fw_search *s)
+{
+	char *where = NULL;
+	int r = fw_search_open(s, c->destdir, c->fwdir, release, &where);
+
+	if (r < 0)
+		fw_err("%s: %s: %s", c->cmd, where ? fw_esc(where) : "the firmware directory",
+		       r == -ENOMEM ? "out of memory" : fw_path_error(r));
+	free(where);
+	return r;
 }
 
 int fw_cli_dpkg_load(const struct fw_cli *c, struct fw_dpkg *db, const char *refuse)

@@ -121,6 +121,11 @@ int fw_cli_prepare(struct fw_cli *c, struct fw_tree *t, struct fw_diag *d, const
  * except -ENOENT without create (the caller says what that means). Returns
  * an fd or -errno; *where is the path (a new string, may be NULL). */
 int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where);
+/* The lookup of installed names under c's destination (fw_search_open:
+ * the root's firmware directories, release's subdirectories), a failure
+ * said on stderr as fw_cli_open_dest says it. 0 or -errno. */
+struct fw_search;
+int fw_cli_search_open(const struct fw_cli *c, const char *release, struct fw_search *s);
 struct fw_dpkg;
 /* Read dpkg's database of the destination's root (DESTDIR, else /) for its
  * firmware directory (dpkg.h): EXIT_OK (no database: db->present false),

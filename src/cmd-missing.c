@@ -190,7 +190,6 @@ int fw_hw_report_build(struct fw_hw_report *rep, const struct fw_hw *h, const st
 		       const struct fw_tree *t)
 {
 	struct fw_plan_opts po = { .sel = cli->sel, .comp = FW_COMP_NONE, .no_licences = true };
-	char *where = NULL;
 	int r;
 
 	if (fw_fwreqs_build(&rep->q, &h->mods) < 0 || fw_plan_build(&rep->p, t, &po, NULL) < 0)
@@ -203,13 +202,9 @@ int fw_hw_report_build(struct fw_hw_report *rep, const struct fw_hw *h, const st
 	/* Where the loader finds each name (fw_search: the kernel's
 	 * subdirectories of the release resolved, each form); nothing
 	 * installed yet is an answer, not a failure. */
-	r = fw_search_open(&rep->fs, cli->destdir, cli->fwdir, h->release, &where);
-	if (r < 0) {
-		fw_err("%s: %s: %s", cli->cmd, where ? fw_esc(where) : "the firmware directory",
-		       r == -ENOMEM ? "out of memory" : fw_path_error(r));
-		free(where);
+	r = fw_cli_search_open(cli, h->release, &rep->fs);
+	if (r < 0)
 		return r;
-	}
 	rep->have_fs = true;
 	for (size_t i = 0; i < rep->q.n; i++) {
 		const struct fw_plan_entry *e = fw_plan_find_name(&rep->p, rep->q.v[i].name);

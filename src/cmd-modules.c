@@ -315,20 +315,18 @@ static int print_installed(const struct fw_cli *cli, const struct opts *o,
 			   const struct fw_modset *s, const struct fw_fwreqs *q)
 {
 	struct fw_search fs;
-	char *where = NULL, ***files = NULL;
+	char ***files = NULL;
 	size_t *nfiles = NULL, *cap = NULL, shown = 0, names = 0, older = 0;
 	bool *drop = NULL, nomem;
 	char *release = search_release(o, &nomem);
 	int r, ret = EXIT_FINDING;
 
-	r = nomem ? -ENOMEM : fw_search_open(&fs, cli->destdir, cli->fwdir, release, &where);
+	if (nomem)
+		fw_err("modules: out of memory");
+	r = nomem ? -ENOMEM : fw_cli_search_open(cli, release, &fs);
 	free(release);
-	if (r < 0) {
-		fw_err("modules: %s: %s", where ? fw_esc(where) : "the firmware directory",
-		       r == -ENOMEM ? "out of memory" : fw_path_error(r));
-		free(where);
+	if (r < 0)
 		return EXIT_FINDING;
-	}
 	files = calloc(q->n ? q->n : 1, sizeof(*files));
 	nfiles = calloc(q->n ? q->n : 1, sizeof(*nfiles));
 	cap = calloc(q->n ? q->n : 1, sizeof(*cap));
