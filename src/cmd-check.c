@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist check: validate the whole tree and report every finding in one run. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "fwdist.h"
 #include "json.h"
 #include "progress.h"
+#include "replaces.h"
 
 #define S(n) ((n) == 1 ? "" : "s")
 
@@ -27,7 +29,8 @@ static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] check [--json] [-j N] [-q]\n"
 		"\n"
 		"Validate the whole tree: WHENCE against firmware/ both ways, links, licences,\n"
-		"the licence policy, the package split, checksums, names and modes. Every\n"
+		"the licence policy, the package split and what its packages replace of\n"
+		"Debian's (manifests/replaces), checksums, names and modes. Every\n"
 		"finding is printed as FILE:LINE: message; exit 1 if there is any.\n"
 		"\n",
 	.opts = opts,
@@ -64,6 +67,14 @@ int cmd_check(int argc, char **argv)
 		return EXIT_FINDING;
 	}
 	fw_tree_check_model(&t, &d);
+	/* manifests/replaces, when the tree has one: its findings name its lines. */
+	{
+		struct fw_replaces rp;
+
+		if (fw_replaces_load(&rp, &t.split, t.rootfd, &d) == -ENOMEM)
+			d.nomem++;
+		fw_replaces_free(&rp);
+	}
 	r = fw_tree_check_files(&t, cli.jobs, fw_cli_progress_start(&cli, &counts), &d);
 	fw_cli_progress_stop();
 	if (r < 0)

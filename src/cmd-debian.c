@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fwdist debian: write debian/control, debian/copyright, a package's AppStream metainfo or debconf templates. */
+/* fwdist debian: write debian/control, debian/copyright, a package's AppStream metainfo, debconf templates or substitution variables. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -9,11 +9,16 @@
 
 #include "debian.h"
 #include "fwdist.h"
+#include "replaces.h"
 #include "util.h"
 
 static const struct fw_cli_opt opts[] = {
 	{ "package", FW_OPT_PACKAGE, false, "P",
-	  "the package (metainfo, templates)", NULL },
+	  "the package (metainfo, templates, substvars)", NULL },
+	{ "suite", 'S', false, "SUITE",
+	  "substvars: the Debian release built for (bookworm, trixie, forky)", NULL },
+	{ "version", 'V', false, "V",
+	  "substvars: the version of the packages built (debian/changelog's)", NULL },
 	{ "output", 'o', true, "FILE",
 	  "write FILE (atomically) instead of standard output", NULL },
 	FW_CLI_END,
@@ -22,6 +27,8 @@ static const struct fw_cli_opt opts[] = {
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] debian control|copyright [-o FILE]\n"
 		"       fwdist [-C DIR] debian metainfo|templates --package P [-o FILE]\n"
+		"       fwdist [-C DIR] debian substvars --package P --suite SUITE --version V\n"
+		"                                [-o FILE]\n"
 		"\n"
 		"Write the generated parts of the Debian packaging from WHENCE, manifests/\n"
 		"and LICENSES/, through the plan of an install:\n"
@@ -37,6 +44,13 @@ static const struct fw_cli_help help = {
 		"  templates  debconf templates of package P when a licence of its blobs\n"
 		"             demands acceptance (policy category non-free+accept), else\n"
 		"             nothing: PKG/license/accepted and PKG/license/error\n"
+		"  substvars  dpkg-gencontrol's variables of package P for SUITE at version V,\n"
+		"             from manifests/replaces (the Debian packages it takes files\n"
+		"             over from): fwdist:Replaces (D (<< V) per takes:D, D per\n"
+		"             provides:D), fwdist:Provides (D (= V)), fwdist:Conflicts (D),\n"
+		"             fwdist:Pre-Depends (Q (= V) for each package Q of the split\n"
+		"             that takes:P, so that Q holds the names before P drops them);\n"
+		"             each empty when nothing gives it a value\n"
 		"`fwdist check` reports a committed debian/control or debian/copyright that is\n"
 		"not what this command writes. A tree with findings gets nothing.\n"
 		"\n",
@@ -44,17 +58,57 @@ static const struct fw_cli_help help = {
 };
 
 struct opts {
-	const char *output;
+	const char *output, *suite, *version;
 };
 
 static int option(void *ctx, int c, const char *arg)
 {
 	struct opts *o = ctx;
 
-	if (c != 'o')
+	if (c == 'o')
+		o->output = arg;
+	else if (c == 'S')
+		o->suite = arg;
+	else if (c == 'V')
+		o->version = arg;
+	else
 		return EXIT_USAGE;
-	o->output = arg;
 	return EXIT_OK;
+}
+
+/* Debian policy 5.6.12: [epoch:]upstream[-revision], the upstream part
+ * starting with a digit; letters, digits and . + ~ - : only. */
+static bool valid_version(const char *v)
+{
+	if (!(*v >= '0' && *v <= '9'))
+		return false;
+	for (; *v; v++)
+		if (!((*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'z') ||
+		      (*v >= 'A' && *v <= 'Z') || strchr(".+~-:", *v)))
+			return false;
+	return true;
+}
+
+static int substvars(const struct fw_tree *t, const char *pkg, const struct opts *o,
+		     struct fw_diag *d, char **buf, size_t *len)
+{
+	struct fw_replaces rp;
+	FILE *f;
+	int r = fw_replaces_load(&rp, &t->split, t->rootfd, d);
+
+	if (r < 0)
+		return r;
+	f = open_memstream(buf, len);
+	if (!f) {
+		r = -errno;
+	} else {
+		fw_replaces_substvars(f, &rp, &t->split, (unsigned)fw_split_find(&t->split, pkg),
+				      o->suite, o->version);
+		if (fclose(f) != 0)
+			r = -ENOMEM;
+	}
+	fw_replaces_free(&rp);
+	return r;
 }
 
 static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw_diag *d,
@@ -90,7 +144,7 @@ int cmd_debian(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	const char *what;
-	bool per_pkg;
+	bool per_pkg, subst;
 	char *buf = NULL;
 	size_t len = 0;
 	int ret, r;
@@ -105,14 +159,32 @@ int cmd_debian(int argc, char **argv)
 	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
-	per_pkg = strcmp(what, "metainfo") == 0 || strcmp(what, "templates") == 0;
+	subst = strcmp(what, "substvars") == 0;
+	per_pkg = strcmp(what, "metainfo") == 0 || strcmp(what, "templates") == 0 || subst;
 	if (strcmp(what, "control") && strcmp(what, "copyright") && !per_pkg) {
-		ret = fw_usage("debian", "say control, copyright, metainfo or templates");
+		ret = fw_usage("debian", "say control, copyright, metainfo, templates or substvars");
 		goto out;
 	}
 	if (per_pkg != (cli.npkgs == 1)) {
-		ret = fw_usage("debian", cli.npkgs ? "--package goes with metainfo or templates, once" :
-						     "%s needs --package P", what);
+		ret = fw_usage("debian",
+			       cli.npkgs ? "--package goes with metainfo, templates or substvars, once" :
+					   "%s needs --package P", what);
+		goto out;
+	}
+	if (!subst && (o.suite || o.version)) {
+		ret = fw_usage("debian", "--suite and --version go with substvars");
+		goto out;
+	}
+	if (subst && (!o.suite || !o.version)) {
+		ret = fw_usage("debian", "substvars needs --suite SUITE and --version V");
+		goto out;
+	}
+	if (subst && !fw_suite_known(o.suite)) {
+		ret = fw_usage("debian", "--suite %s: not bookworm, trixie or forky", o.suite);
+		goto out;
+	}
+	if (subst && !valid_version(o.version)) {
+		ret = fw_usage("debian", "--version %s: not a Debian version", o.version);
 		goto out;
 	}
 	if (o.output && !*o.output) {
@@ -123,7 +195,9 @@ int cmd_debian(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_FINDING;
-	if (per_pkg)
+	if (subst)
+		r = substvars(&t, cli.pkgs[0], &o, &d, &buf, &len);
+	else if (per_pkg)
 		r = metainfo(&cli, &t, &d, strcmp(what, "templates") == 0, &buf, &len);
 	else
 		r = fw_debian_generate(&t, strcmp(what, "control") == 0 ? FW_DEB_CONTROL : FW_DEB_COPYRIGHT,

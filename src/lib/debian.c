@@ -161,11 +161,17 @@ int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			break;
 		free_ids(acc, nacc);
 		fprintf(f, "\nPackage: %s\nSection: %s\nArchitecture: all\nMulti-Arch: foreign\n"
-			   "%s"
+			   "Pre-Depends: %s${fwdist:Pre-Depends}\n"
 			   "Depends: ${misc:Depends}\n"
 			   /* The tools package ships the initramfs-tools hook and
 			    * the dracut module that copy compressed firmware. */
 			   "Recommends: fwdist\n"
+			   /* What it takes over of Debian's own firmware
+			    * packages, per suite: manifests/replaces, through
+			    * `fwdist debian substvars` in debian/rules. */
+			   "Provides: ${fwdist:Provides}\n"
+			   "Conflicts: ${fwdist:Conflicts}\n"
+			   "Replaces: ${fwdist:Replaces}\n"
 			   "Description: Linux firmware of the fwdist split: %s\n"
 			   " The firmware files that the package split of this fwdist tree puts\n"
 			   " in this package, installed in the kernel's firmware directory\n"
@@ -175,7 +181,7 @@ int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d)
 			   " %zu file%s, for these drivers:\n",
 			fp->name, section_of(fp->section, sec, sizeof(sec)),
 			/* Its preinst asks for the licence through debconf. */
-			nacc ? "Pre-Depends: debconf (>= 0.5) | debconf-2.0\n" : "", fp->name, t->split.path,
+			nacc ? "debconf (>= 0.5) | debconf-2.0, " : "", fp->name, t->split.path,
 			fp->line, fp->section, nfiles, nfiles == 1 ? "" : "s");
 		/* Each driver once, in the order of its first file's name. */
 		for (size_t i = 0; i < n; i++) {

@@ -29,7 +29,8 @@ enum fw_debian_file {
 /* One binary package stanza per package of the split, in split order:
  * Section from its component (main: kernel, else COMPONENT/kernel),
  * Architecture all, a description naming the drivers its plan entries come
- * from. p must be a plan of every package. 0 or -EINVAL (finding in d). */
+ * from, and Pre-Depends, Provides, Conflicts and Replaces from the
+ * fwdist:* substitution variables (fw_replaces_substvars, per suite). p must be a plan of every package. 0 or -EINVAL (finding in d). */
 int fw_debian_control(FILE *f, const struct fw_plan *p, struct fw_diag *d);
 
 /* The debconf templates of package pkg when a licence of its blobs demands

@@ -18,6 +18,7 @@
 #include "import-int.h"
 #include "lines.h"
 #include "manifest.h"
+#include "replaces.h"
 #include "sums.h"
 #include "tree.h"
 #include "util.h"
@@ -200,6 +201,27 @@ static int propose_split(struct imp *im, const struct job *jobs, size_t njobs)
 	im->kept_split = buf;
 	im->kept_len = n;
 	return 0;
+}
+
+/* manifests/replaces (which Debian packages the split's packages take
+ * files over from) is the packager's, as the split is: kept across
+ * releases, as it is. */
+static int keep_replaces(struct imp *im)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	if (!(im->in.kind == INTO_IMPORT || (im->in.kind == INTO_PARTS && im->in.fwdist_tree)))
+		return 0;
+	r = fw_read_text(im->in.fd, FW_TREE_REPLACES, &buf, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = fw_write_atomic(im->stagefd, FW_TREE_REPLACES, buf, len, 0644);
+	free(buf);
+	return r;
 }
 
 static int write_split(struct imp *im, const struct job *jobs, size_t njobs)
@@ -880,6 +902,8 @@ static int import_manifests(struct imp *im)
 	}
 	if (r == 0)
 		r = write_split(im, im->jobs, im->njobs);
+	if (r == 0)
+		r = keep_replaces(im);
 	if (r < 0)
 		return r;
 	if (im->njobs > 1)

@@ -14,7 +14,7 @@ static const char *const sections[] = { "main", "contrib", "non-free", "non-free
 
 /* Debian policy 5.6.1: lower case letters, digits, + - . ; at least two
  * characters, starting with an alphanumeric. */
-static bool valid_package(const char *s, size_t n)
+bool fw_valid_package(const char *s, size_t n)
 {
 	if (n < 2 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
 		return false;
@@ -137,7 +137,7 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 			continue;
 		pkg = fw_field(&q, le, &pkglen);
 		sec = fw_field(&q, le, &seclen);
-		if (!valid_package(pkg, pkglen)) {
+		if (!fw_valid_package(pkg, pkglen)) {
 			fw_diag_add(d, path, it.line, "'%.*s': not a valid Debian package name",
 				    (int)pkglen, pkg);
 			continue;

@@ -73,6 +73,9 @@ bool fw_rule_matches(const struct fw_split_rule *r, const struct fw_blob_facts *
  * else the first rest:yes line that does (-1: none). tree.c does the same
  * faster, and also records every further match (a blob two packages take). */
 int fw_split_first(const struct fw_split *s, const struct fw_blob_facts *f);
+/* A Debian package name (policy 5.6.1): lower case letters, digits, '+',
+ * '-', '.'; at least two characters, starting with a letter or digit. */
+bool fw_valid_package(const char *s, size_t n);
 /* Section a category may go to: main takes only free blobs. */
 bool fw_section_allows(const char *section, enum fw_category cat);
 
