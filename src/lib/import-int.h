@@ -186,6 +186,13 @@ int imp_switch_parts(struct imp *im, const struct into *in);
 /* A split selector for a name or a directory (len bytes of name) at
  * buf + *n: path: with the glob characters escaped and blanks as '?'. */
 void imp_put_path(char *buf, size_t *n, const char *name, size_t len);
+/* Every limit of the tree's formats is checked per entry at import, so
+ * that one entry too long for a file is refused alone, with the message its
+ * reader gives (file: line too long (N bytes, limit 4096)), in buf; NULL
+ * when it fits. imp_line_limit: a line of len bytes in file;
+ * imp_blob_limits: a blob's checksum line and, empty, its split line. */
+const char *imp_line_limit(const char *file, size_t len, char *buf, size_t n);
+const char *imp_blob_limits(const char *name, bool empty, char *buf, size_t n);
 /* A prose line import writes is cut to what the WHENCE reader takes. */
 void imp_cap_prose(char *text);
 /* The licence id [id, id + len) in im->ids, added if new. 0 or -ENOMEM. */

@@ -76,9 +76,25 @@ static bool top_level_known(const char *name)
 	return strcmp(name, "LICENSES") == 0 || strstr(name, ".sh") || strstr(name, ".py");
 }
 
+/* A link's target is read into TARGET_MAX + 1 bytes: one that fills them
+ * is past the tree's path limit (4095 bytes), and may be cut short. */
+#define TARGET_MAX FW_LINE_MAX
+
+/* A link's target into buf (TARGET_MAX + 1 bytes), "" when it cannot be
+ * read: its length, or -1. */
+static ssize_t read_target(int dfd, const char *leaf, char *buf)
+{
+	ssize_t k = readlinkat(dfd, leaf, buf, TARGET_MAX);
+
+	buf[k > 0 ? k : 0] = '\0';
+	return k;
+}
+
 /* Why a link target cannot be written in a Link: line or read back, or NULL. */
 static const char *target_refusal(const char *t)
 {
+	if (strlen(t) >= TARGET_MAX)
+		return "link target longer than 4095 bytes";
 	for (const char *c = t; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			return "control character in the link target";
@@ -87,23 +103,72 @@ static const char *target_refusal(const char *t)
 	return fw_utf8_valid(t) ? NULL : "link target is not valid UTF-8";
 }
 
-/* What --no-whence leaves out by name (reported as not imported, not as
- * unlisted): a file or link whose name check refuses or a WHENCE line
- * cannot hold, a link whose target cannot be written. */
+static bool needs_quotes(const char *name)
+{
+	return strpbrk(name, " \t\"") != NULL;
+}
+
+/* The WHENCE line --no-whence writes for a file (target NULL) or a link,
+ * without its newline; synth_line_len is its length, unwritten. */
+static char *synth_line(const char *path, const char *target)
+{
+	if (!target)
+		return fw_asprintf(needs_quotes(path) ? "File: \"%s\"" : "File: %s", path);
+	return fw_asprintf(needs_quotes(path) || needs_quotes(target) ? "Link: \"%s\" -> \"%s\"" :
+			   "Link: %s -> %s", path, target);
+}
+
+static size_t synth_line_len(const char *path, const char *target)
+{
+	if (!target)
+		return strlen("File: ") + strlen(path) + (needs_quotes(path) ? 2 : 0);
+	return strlen("Link: ") + strlen(path) + strlen(" -> ") + strlen(target) +
+	       (needs_quotes(path) || needs_quotes(target) ? 4 : 0);
+}
+
+/* Why --no-whence leaves out a file or a link (NULL: it is imported; a
+ * message in buf or a static one). Its name as check takes it, and no
+ * quote (a WHENCE line cannot hold one); a link's target (read into
+ * target, TARGET_MAX + 1 bytes) as a Link: line can hold it; then every
+ * line the entry gives the tree (its WHENCE line; a file's checksum and
+ * split lines) within what that file's reader takes, with the reader's
+ * message, so that one entry too long is refused alone, never the whole
+ * import. *by_name: refused for its name alone (said without the target).
+ * Directories and other types are not entries: NULL. */
+static const char *synth_refusal(int dfd, const char *leaf, const char *path,
+				 const struct stat *st, char *target, bool *by_name, char *buf,
+				 size_t n)
+{
+	bool link = S_ISLNK(st->st_mode);
+	const char *why;
+
+	target[0] = '\0';
+	*by_name = true;
+	if (!S_ISREG(st->st_mode) && !link)
+		return NULL;
+	why = imp_name_refusal(path);
+	if (!why && strchr(path, '"'))
+		why = "quote in name";
+	if (why)
+		return why;
+	*by_name = false;
+	/* A link that cannot be read is no entry (reported unlisted). */
+	if (link && (read_target(dfd, leaf, target) <= 0 || (why = target_refusal(target))))
+		return why;
+	why = imp_line_limit(FW_TREE_WHENCE, synth_line_len(path, link ? target : NULL), buf, n);
+	if (!why && !link)
+		why = imp_blob_limits(path, st->st_size == 0, buf, n);
+	return why;
+}
+
+/* What --no-whence leaves out (reported as not imported, not as
+ * unlisted): what synth_refusal refuses. */
 static bool synth_refused(int dfd, const char *leaf, const char *path, const struct stat *st)
 {
-	char target[4096];
-	ssize_t k;
+	char target[TARGET_MAX + 1], buf[128];
+	bool by_name;
 
-	if (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode))
-		return false;
-	if (imp_name_refusal(path) || strchr(path, '"'))
-		return true;
-	if (!S_ISLNK(st->st_mode))
-		return false;
-	k = readlinkat(dfd, leaf, target, sizeof(target) - 1);
-	target[k > 0 ? k : 0] = '\0';
-	return k > 0 && target_refusal(target);
+	return synth_refusal(dfd, leaf, path, st, target, &by_name, buf, sizeof(buf)) != NULL;
 }
 
 struct unlisted {
@@ -119,18 +184,17 @@ static int visit_unlisted(void *ctx, int dfd, const char *leaf, const char *path
 
 	if (!strchr(path, '/') && top_level_known(leaf))
 		return 0;
-	/* Listed; or, in an installed tree, refused by name (reported
-	 * with why it was not imported). */
+	/* Listed; or, in an installed tree, refused (reported with why it
+	 * was not imported). */
 	if (bsearch(&path, c->listed, c->nlisted, sizeof(*c->listed), fw_strcmp_ptr) ||
 	    (c->im->o->no_whence && synth_refused(dfd, leaf, path, st)))
 		return 0;
 	if (S_ISDIR(st->st_mode))
 		return WALK_INTO;
 	if (S_ISLNK(st->st_mode)) {
-		char target[4096];
-		ssize_t k = readlinkat(dfd, leaf, target, sizeof(target) - 1);
+		char target[TARGET_MAX + 1];
 
-		target[k < 0 ? 0 : k] = '\0';
+		read_target(dfd, leaf, target);
 		return imp_strv_take(&c->im->rep->unlisted,
 				     fw_asprintf("%s -> %s (a symlink no Link: names%s)", fw_esc(path),
 						 fw_esc(target),
@@ -175,11 +239,6 @@ static int synth_add(struct synth *s, const char *text)
 	return 0;
 }
 
-static bool needs_quotes(const char *name)
-{
-	return strpbrk(name, " \t\"") != NULL;
-}
-
 struct synth_walk {
 	struct synth *files, *links;
 	struct fw_strv *names_out;     /* the files by name instead of File: lines */
@@ -190,38 +249,29 @@ static int visit_synth(void *ctx, int dfd, const char *leaf, const char *path,
 		       const struct stat *st)
 {
 	struct synth_walk *c = ctx;
-	char *line = NULL;
+	char target[TARGET_MAX + 1], buf[128], *line = NULL;
+	const char *why;
+	bool by_name;
 	int r = 0;
 
-	/* A name check refuses (or one a WHENCE line cannot hold: a
-	 * quote) is reported and left out; the rest imports. */
-	if (!S_ISDIR(st->st_mode) && (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) && c->refused &&
-	    (imp_name_refusal(path) || strchr(path, '"')))
+	if (S_ISDIR(st->st_mode))
+		return WALK_INTO;
+	/* What --no-whence refuses is reported and left out; the rest imports. */
+	why = synth_refusal(dfd, leaf, path, st, target, &by_name, buf, sizeof(buf));
+	if (why && (by_name || !S_ISLNK(st->st_mode)))
 		return imp_strv_take(c->refused, fw_asprintf("%s: %s: %s",
 							     S_ISLNK(st->st_mode) ? "Link" : "File",
-							     fw_esc(path), imp_name_refusal(path) ?
-							     imp_name_refusal(path) : "quote in name"));
-	if (S_ISDIR(st->st_mode)) {
-		return WALK_INTO;
-	} else if (S_ISREG(st->st_mode) && c->names_out) {
+							     fw_esc(path), why));
+	if (why)
+		return imp_strv_take(c->refused, fw_asprintf("Link: %s -> %s: %s", fw_esc(path),
+							     fw_esc(target), why));
+	if (S_ISREG(st->st_mode) && c->names_out) {
 		r = imp_strv_take(c->names_out, strdup(path));
-	} else if (S_ISREG(st->st_mode)) {
-		line = fw_asprintf(needs_quotes(path) ? "File: \"%s\"\n" : "File: %s\n", path);
-		r = line ? synth_add(c->files, line) : -ENOMEM;
-	} else if (S_ISLNK(st->st_mode)) {
-		char target[4096];
-		ssize_t k = readlinkat(dfd, leaf, target, sizeof(target) - 1);
-
-		target[k > 0 ? k : 0] = '\0';
-		if (k > 0 && target_refusal(target)) {
-			r = imp_strv_take(c->refused, fw_asprintf("Link: %s -> %s: %s", fw_esc(path),
-								 fw_esc(target), target_refusal(target)));
-		} else if (k > 0) {
-			line = fw_asprintf(needs_quotes(path) || needs_quotes(target) ?
-						   "Link: \"%s\" -> \"%s\"\n" : "Link: %s -> %s\n",
-					   path, target);
-			r = line ? synth_add(c->links, line) : -ENOMEM;
-		}
+	} else if (S_ISREG(st->st_mode) || (S_ISLNK(st->st_mode) && target[0])) {
+		line = synth_line(path, S_ISLNK(st->st_mode) ? target : NULL);
+		r = line ? synth_add(S_ISLNK(st->st_mode) ? c->links : c->files, line) : -ENOMEM;
+		if (r == 0)
+			r = synth_add(S_ISLNK(st->st_mode) ? c->links : c->files, "\n");
 	}
 	free(line);
 	return r;
@@ -293,8 +343,10 @@ int imp_synth_whence(struct imp *im)
 					r = line ? synth_add(&all, line) : -ENOMEM;
 				free(line);
 			}
-			line = fw_asprintf(needs_quotes(v[i].name) ? "File: \"%s\"\n" : "File: %s\n", v[i].name);
+			line = synth_line(v[i].name, NULL);
 			r = r ? r : line ? synth_add(&all, line) : -ENOMEM;
+			if (r == 0)
+				r = synth_add(&all, "\n");
 			free(line);
 			if (r == 0 && (i + 1 == names.n || !same_lic(v[i + 1].lic, cur))) {
 				line = cur ? fw_asprintf("\nLicence: " DEP5_WORDING "%s\n\n" SYNTH_SEP, cur) :

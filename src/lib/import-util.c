@@ -2,6 +2,7 @@
 /* Import's small helpers: string lists, growable text, split selectors, line rewrites, licence ids. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,32 @@ void imp_cap_prose(char *text)
 {
 	if (text[0] == '#' && strlen(text) > FW_LINE_MAX)
 		strcpy(text + FW_LINE_MAX - 3, "...");
+}
+
+/* The message the reader of file gives a line of len bytes (fwdist
+ * check's, less its file:line), in buf; NULL when the line fits. */
+const char *imp_line_limit(const char *file, size_t len, char *buf, size_t n)
+{
+	if (len <= FW_LINE_MAX)
+		return NULL;
+	snprintf(buf, n, "%s: line too long (%zu bytes, limit %d)", file, len, FW_LINE_MAX);
+	return buf;
+}
+
+/* A blob's lines in the manifests: its checksum line (64 hex digits, two
+ * blanks, the name) and, empty, its empty:yes split line (two columns of
+ * 19 and path: escaped as imp_put_path escapes it). */
+const char *imp_blob_limits(const char *name, bool empty, char *buf, size_t n)
+{
+	size_t len = strlen(name), esc = len;
+	const char *why;
+
+	for (const char *c = name; *c; c++)
+		esc += strchr("*?[\\", *c) != NULL;
+	why = imp_line_limit(FW_TREE_SUMS, FW_SHA256_HEX + 2 + len, buf, n);
+	if (!why && empty)
+		why = imp_line_limit(FW_TREE_SPLIT, 40 + strlen("empty:yes path:") + esc, buf, n);
+	return why;
 }
 
 /* Replace line ln (once: the first reason stands). */

@@ -93,29 +93,14 @@ static int drop_entry(struct imp *im, const struct fw_whence_entry *e, const cha
  * line (path: escaped). NULL when it fits; else a message in buf. */
 static const char *over_limit(const struct fw_whence_entry *e, bool empty, char *buf, size_t n)
 {
-	size_t len = strlen(e->name), esc = len;
-	const char *file = NULL;
-	size_t line = 0;
+	const char *why = NULL;
 
-	for (const char *c = e->name; *c; c++)
-		esc += strchr("*?[\\", *c) != NULL;
-	if ((e->flags & FW_E_UNQUOTED_SPACE) &&
-	    strlen(fw_entry_kind_name(e->kind)) + 4 + len > FW_LINE_MAX) {
-		file = FW_TREE_WHENCE;
-		line = strlen(fw_entry_kind_name(e->kind)) + 4 + len;
-	} else if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) &&
-		   FW_SHA256_HEX + 2 + len > FW_LINE_MAX) {
-		file = FW_TREE_SUMS;
-		line = FW_SHA256_HEX + 2 + len;
-	} else if ((e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE) && empty &&
-		   40 + strlen("empty:yes path:") + esc > FW_LINE_MAX) {
-		file = FW_TREE_SPLIT;
-		line = 40 + strlen("empty:yes path:") + esc;
-	}
-	if (!file)
-		return NULL;
-	snprintf(buf, n, "%s: line too long (%zu bytes, limit %d)", file, line, FW_LINE_MAX);
-	return buf;
+	if (e->flags & FW_E_UNQUOTED_SPACE)
+		why = imp_line_limit(FW_TREE_WHENCE,
+				     strlen(fw_entry_kind_name(e->kind)) + 4 + strlen(e->name), buf, n);
+	if (!why && (e->kind == FW_E_FILE || e->kind == FW_E_RAWFILE))
+		why = imp_blob_limits(e->name, empty, buf, n);
+	return why;
 }
 
 /* Each listed name: present in SRC, safe, within the limits; else dropped. */
