@@ -311,17 +311,41 @@ static int build_selection(struct fw_cli *s, const struct fw_tree *t, const char
 	return EXIT_OK;
 }
 
+void fw_cli_findings_json(const struct fw_diag *d, bool with_exit)
+{
+	printf("{\"ok\":%s,\"findings\":[", d->n || d->nomem ? "false" : "true");
+	for (size_t i = 0; i < d->n; i++) {
+		printf("%s{\"file\":", i ? "," : "");
+		fw_json_str(stdout, d->v[i].file);
+		printf(",\"line\":%u,\"message\":", d->v[i].line);
+		fw_json_str(stdout, d->v[i].text);
+		printf("}");
+	}
+	printf(with_exit ? "],\"exit\":%d}\n" : "]}\n", EXIT_FINDING);
+}
+
 int fw_cli_prepare(struct fw_cli *c, struct fw_tree *t, struct fw_diag *d, const char *refuse)
 {
 	/* A tree loaded already (after its signature was checked) is used. */
-	if (!t->root && fw_load_tree(t, d) != EXIT_OK)
+	if (!t->root && fw_load_tree(t, d) != EXIT_OK) {
+		if (fw_json) {
+			struct fw_diag one = { 0 };
+
+			fw_diag_add(&one, fw_tree_root, 0, "cannot read the tree");
+			fw_cli_findings_json(&one, true);
+			fw_diag_free(&one);
+		}
 		return EXIT_FINDING;
+	}
 	if (refuse) {
 		fw_tree_check_model(t, d);
 		if (d->n || d->nomem) {
 			fw_print_diag(d);
 			fw_err("%s: the tree has %zu finding%s; %s", c->cmd, d->n, d->n == 1 ? "" : "s",
 			       refuse);
+			/* --json: still one JSON value, check's, with the exit. */
+			if (fw_json)
+				fw_cli_findings_json(d, true);
 			return EXIT_FINDING;
 		}
 	} else {

@@ -23,6 +23,11 @@ enum {
 extern const char *fw_tree_root;
 /* Global --json (also a shared option of the commands that print reports). */
 extern bool fw_json;
+struct fw_diag;
+/* The findings of d as check --json writes them, {"ok":...,"findings":[...]},
+ * with ,"exit":1 before the closing brace when with_exit: what a command
+ * stopped by the tree's findings writes under --json. */
+void fw_cli_findings_json(const struct fw_diag *d, bool with_exit);
 
 /* Print "fwdist: FILE:LINE: text" for each message, to stderr. */
 void fw_print_diag(const struct fw_diag *d);

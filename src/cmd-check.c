@@ -36,19 +36,6 @@ static const struct fw_cli_help help = {
 	.opts = opts,
 };
 
-static void print_json(const struct fw_diag *d)
-{
-	printf("{\"ok\":%s,\"findings\":[", d->n || d->nomem ? "false" : "true");
-	for (size_t i = 0; i < d->n; i++) {
-		printf("%s{\"file\":", i ? "," : "");
-		fw_json_str(stdout, d->v[i].file);
-		printf(",\"line\":%u,\"message\":", d->v[i].line);
-		fw_json_str(stdout, d->v[i].text);
-		printf("}");
-	}
-	printf("]}\n");
-}
-
 int cmd_check(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("check");
@@ -91,7 +78,7 @@ int cmd_check(int argc, char **argv)
 		nundist += t.blobs[i].cat == FW_CAT_UNDISTRIBUTABLE;
 	}
 	if (fw_json) {
-		print_json(&d);
+		fw_cli_findings_json(&d, false);
 	} else {
 		fw_print_diag(&d);
 		if (d.n || d.nomem)
