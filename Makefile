@@ -276,14 +276,17 @@ check: tools firmware unit cases check-tree
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 	@tests/debian/names
 	@tests/debian/real
+	@tests/debian/real-trixie
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
 
 # The packaging alone: builds, lintian, AppStream, reproducibility, a vendor
-# split; and a real upstream release through the packager's workflow.
+# split; and a real upstream release through the packager's workflow,
+# beside Debian's own packages in bookworm and trixie.
 check-debian: tools firmware
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
 	@tests/debian/names
 	@tests/debian/real
+	@tests/debian/real-trixie
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
 
 check-kernel: tools firmware
