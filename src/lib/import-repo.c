@@ -234,8 +234,10 @@ int imp_look_at_into(struct imp *im, struct into *in)
 		return -EEXIST;
 	}
 	in->kind = INTO_IMPORT;
+	/* A stage mark at DIR's top is what a kill during the last import's
+	 * swap left (import_swap): that import's, not the user's. */
 	for (size_t i = 0; i < nn; i++)
-		if (!in->marked || !imp_strv_has(&in->ours, nm[i]))
+		if (strcmp(nm[i], FW_STAGE_MARK) != 0 && (!in->marked || !imp_strv_has(&in->ours, nm[i])))
 			in->kind = INTO_PARTS;
 	return 0;
 }

@@ -979,28 +979,30 @@ static int import_swap(struct imp *im)
 		return 0;
 	}
 	/* Or the whole of DIR swapped with the old tree (all of it an
-	 * import's, or empty), or the free name taken. */
-	unlinkat(im->stagefd, FW_STAGE_MARK, 0);
+	 * import's, or empty), or the free name taken. Both trees carry the
+	 * stage mark across the swap: the stage has had it since it was made,
+	 * and the old tree gets it first. So whichever of them a kill leaves
+	 * beside DIR, at any step, is one the next import recognises as its
+	 * own and removes (before the swap the stage, after it the old tree).
+	 * The mark that then sits at DIR's top is removed right after the
+	 * swap; after a kill, the next import takes DIR as its own all the
+	 * same (imp_look_at_into) and swaps it out, mark and all. */
 	if (fsync(im->stagefd) < 0) {
 		r = -errno;
 		return r;
 	}
+	r = fw_stage_mark(im->parentfd, im->leaf);
+	if (r < 0 && r != -ENOENT)
+		return r;
 	if (renameat2(im->parentfd, im->stage, im->parentfd, im->leaf, RENAME_EXCHANGE) == 0) {
-		/* The old tree now has the stage's name: mark it as ours
-		 * first, so that a kill during its removal leaves something
-		 * the next import recognises and removes. A kill in the two
-		 * calls before the mark leaves it unmarked: kept, as anything
-		 * not known to be ours is, never lost. (install marks its old
-		 * directory before its swap instead: that one is below the
-		 * firmware directory, where a stray mark is cleaned; here it
-		 * would be at the top of the user's tree.) */
-		fw_stage_mark(im->parentfd, im->stage);
+		unlinkat(im->stagefd, FW_STAGE_MARK, 0);
 		fw_rm_rf_at(im->parentfd, im->stage);
 	} else if (errno == ENOENT) {
 		if (renameat2(im->parentfd, im->stage, im->parentfd, im->leaf, RENAME_NOREPLACE) < 0) {
 			r = -errno;
 			return r;
 		}
+		unlinkat(im->stagefd, FW_STAGE_MARK, 0);
 	} else {
 		r = -errno;
 		return r;
