@@ -246,6 +246,9 @@ int fw_replaces_load(struct fw_replaces *r, const struct fw_split *s, int rootfd
 	free(buf);
 	if (e == 0 && d->n > before)
 		e = -EINVAL;
+	/* On an error, nothing is held: the caller has nothing to free. */
+	if (e < 0)
+		fw_replaces_free(r);
 	return e;
 }
 

@@ -45,7 +45,8 @@ int fw_replaces_parse(struct fw_replaces *r, const struct fw_split *s, const cha
 		      const char *buf, size_t len, struct fw_diag *d);
 
 /* manifests/replaces of the tree at rootfd, when there is one (none: an
- * empty r, 0). 0, -EINVAL (findings in d) or -errno. */
+ * empty r, 0). 0, -EINVAL (findings in d) or -errno; on an error r holds
+ * nothing (fw_replaces_free is harmless on it all the same). */
 int fw_replaces_load(struct fw_replaces *r, const struct fw_split *s, int rootfd,
 		     struct fw_diag *d);
 void fw_replaces_free(struct fw_replaces *r);
