@@ -203,6 +203,14 @@ static int propose_split(struct imp *im, const struct job *jobs, size_t njobs)
 	return 0;
 }
 
+/* DIR is an fwdist tree this import replaces (a previous import, or the
+ * tree parts of a repository): what it has of its own (its split, its
+ * manifests/replaces) is kept across releases. */
+static bool into_tree(const struct imp *im)
+{
+	return im->in.kind == INTO_IMPORT || (im->in.kind == INTO_PARTS && im->in.fwdist_tree);
+}
+
 /* manifests/replaces (which Debian packages the split's packages take
  * files over from) is the packager's, as the split is: kept across
  * releases, as it is. */
@@ -212,7 +220,7 @@ static int keep_replaces(struct imp *im)
 	size_t len;
 	int r;
 
-	if (!(im->in.kind == INTO_IMPORT || (im->in.kind == INTO_PARTS && im->in.fwdist_tree)))
+	if (!into_tree(im))
 		return 0;
 	r = fw_read_text(im->in.fd, FW_TREE_REPLACES, &buf, &len);
 	if (r == -ENOENT)
@@ -701,7 +709,7 @@ static int import_stage(struct imp *im)
 	r = imp_look_at_into(im, &im->in);
 	if (r < 0)
 		return r;
-	if (im->in.kind == INTO_IMPORT || (im->in.kind == INTO_PARTS && im->in.fwdist_tree)) {
+	if (into_tree(im)) {
 		if (fw_tree_load(&im->old, im->o->into, &(struct fw_diag){ 0 }) == 0)
 			im->have_old = im->rep->had_old = true;
 		/* The split the tree has is kept across releases, unless an

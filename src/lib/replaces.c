@@ -29,14 +29,11 @@ void fw_replaces_free(struct fw_replaces *r)
 	*r = (struct fw_replaces){ 0 };
 }
 
+/* Whether two suites of lines (or a line's and a suite built for) overlap:
+ * '*' meets every suite. */
 static bool suites_meet(const char *a, const char *b)
 {
 	return strcmp(a, "*") == 0 || strcmp(b, "*") == 0 || strcmp(a, b) == 0;
-}
-
-static bool in_suite(const struct fw_replace *e, const char *suite)
-{
-	return strcmp(e->suite, "*") == 0 || strcmp(e->suite, suite) == 0;
 }
 
 /* Whether package from reaches package to through the Pre-Depends edges of
@@ -52,7 +49,7 @@ static bool reaches(const struct fw_replaces *r, const struct fw_split *s, unsig
 		const struct fw_replace *e = &r->v[i];
 		int q;
 
-		if (e->provides || !in_suite(e, suite))
+		if (e->provides || !suites_meet(e->suite, suite))
 			continue;
 		q = fw_split_find(s, e->debian);
 		if (q == (int)from && !seen[e->pkg] && reaches(r, s, e->pkg, to, suite, seen))
@@ -91,24 +88,24 @@ static bool word_problem(const struct fw_replaces *r, const struct fw_split *s,
 	/* A takes: between two packages of the split is a Pre-Depends of the
 	 * one taken from on the one taking: it must not close a cycle. */
 	if (!e->provides && q >= 0) {
-		for (size_t k = 0; k < FW_ARRAY_SIZE(suites); k++) {
-			bool *seen;
-			bool cyc;
+		bool *seen = calloc(s->npkgs, sizeof(*seen));
 
-			if (!in_suite(e, suites[k]))
+		if (!seen) {
+			*nomem = true;
+			return false;
+		}
+		for (size_t k = 0; k < FW_ARRAY_SIZE(suites); k++) {
+			if (!suites_meet(e->suite, suites[k]))
 				continue;
-			seen = calloc(s->npkgs, sizeof(*seen));
-			if (!seen) {
-				*nomem = true;
-				return false;
-			}
-			cyc = reaches(r, s, e->pkg, (unsigned)q, suites[k], seen);
-			free(seen);
-			if (cyc)
+			memset(seen, 0, s->npkgs * sizeof(*seen));
+			if (reaches(r, s, e->pkg, (unsigned)q, suites[k], seen)) {
+				free(seen);
 				return snprintf(msg, len, "closes a cycle of takes: in %s (each package "
 						"pre-depends on the one that takes its names; a cycle "
 						"cannot be unpacked)", suites[k]) > 0;
+			}
 		}
+		free(seen);
 	}
 	return false;
 }
@@ -262,7 +259,7 @@ static void var(FILE *f, const char *name, const struct fw_replaces *r, const st
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fw_replace *e = &r->v[i];
 
-		if (!in_suite(e, suite))
+		if (!suites_meet(e->suite, suite))
 			continue;
 		switch (which) {
 		case 0: /* Replaces */
