@@ -1,24 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fwdist debian: write debian/control, debian/copyright, a package's AppStream metainfo, debconf templates or substitution variables. */
+/* fwdist debian: write debian/control, debian/copyright, a package's AppStream metainfo, debconf templates or substitution variables, or fill debian/PACKAGE of every firmware package at once. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "compress.h"
 #include "debian.h"
+#include "fsutil.h"
 #include "fwdist.h"
+#include "install.h"
+#include "plan.h"
 #include "replaces.h"
 #include "util.h"
+#include "verify.h"
 
 static const struct fw_cli_opt opts[] = {
 	{ "package", FW_OPT_PACKAGE, false, "P",
-	  "the package (metainfo, templates, substvars)", NULL },
+	  "the package (metainfo, templates, substvars); install:\n"
+	  "one of the packages (repeatable; default every one)", NULL },
 	{ "suite", 'S', false, "SUITE",
-	  "substvars: the Debian release built for (bookworm, trixie, forky)", NULL },
+	  "substvars, install: the Debian release built for\n"
+	  "(bookworm, trixie, forky)", NULL },
 	{ "version", 'V', false, "V",
-	  "substvars: the version of the packages built (debian/changelog's)", NULL },
+	  "substvars, install: the version of the packages built\n"
+	  "(debian/changelog's)", NULL },
+	{ "compress", 'c', false, "=none|xz|zstd",
+	  "install: how File: blobs are stored (default none)", NULL },
+	{ "jobs", FW_OPT_JOBS, true, "N",
+	  "install: worker threads (default: one per CPU)", NULL },
 	{ "output", 'o', true, "FILE",
 	  "write FILE (atomically) instead of standard output", NULL },
 	FW_CLI_END,
@@ -29,6 +43,8 @@ static const struct fw_cli_help help = {
 		"       fwdist [-C DIR] debian metainfo|templates --package P [-o FILE]\n"
 		"       fwdist [-C DIR] debian substvars --package P --suite SUITE --version V\n"
 		"                                [-o FILE]\n"
+		"       fwdist [-C DIR] debian install --suite SUITE --version V\n"
+		"                              [--compress=none|xz|zstd] [--package P]...\n"
 		"\n"
 		"Write the generated parts of the Debian packaging from WHENCE, manifests/\n"
 		"and LICENSES/, through the plan of an install:\n"
@@ -51,6 +67,15 @@ static const struct fw_cli_help help = {
 		"             fwdist:Pre-Depends (Q (= V) for each package Q of the split\n"
 		"             that takes:P, so that Q holds the names before P drops them);\n"
 		"             each empty when nothing gives it a value\n"
+		"  install    what debian/rules does for each firmware package P, in one\n"
+		"             process (the tree is read once): `fwdist install --packaged`\n"
+		"             into debian/P (firmware directory /lib/firmware for bookworm,\n"
+		"             /usr/lib/firmware from trixie on), `fwdist verify` of it, the\n"
+		"             metainfo into debian/P/usr/share/metainfo/, debian/P.templates\n"
+		"             (removed when there are none) and the substvars into\n"
+		"             debian/P.substvars (its other variables kept), below DIR;\n"
+		"             a line per package on standard output. Stops at the first\n"
+		"             package that fails, naming it\n"
 		"`fwdist check` reports a committed debian/control or debian/copyright that is\n"
 		"not what this command writes. A tree with findings gets nothing.\n"
 		"\n",
@@ -59,6 +84,8 @@ static const struct fw_cli_help help = {
 
 struct opts {
 	const char *output, *suite, *version;
+	enum fw_compress comp;
+	bool comp_set;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -71,7 +98,11 @@ static int option(void *ctx, int c, const char *arg)
 		o->suite = arg;
 	else if (c == 'V')
 		o->version = arg;
-	else
+	else if (c == 'c') {
+		if (fw_compress_parse(arg, &o->comp) < 0)
+			return fw_usage("debian", "--compress takes none, xz or zstd, not '%s'", arg);
+		o->comp_set = true;
+	} else
 		return EXIT_USAGE;
 	return EXIT_OK;
 }
@@ -137,6 +168,244 @@ static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw
 	return r;
 }
 
+/* The firmware directory of a package built for suite: Debian's firmware
+ * packages ship under /usr/lib/firmware from trixie on (nothing under the
+ * /lib alias), under /lib/firmware for bookworm. */
+static const char *suite_fwdir(const char *suite)
+{
+	return strcmp(suite, "bookworm") == 0 ? "/lib/firmware" : "/usr/lib/firmware";
+}
+
+/* debian/P.substvars with its fwdist:* lines replaced by add: a rerun of
+ * the install step leaves one of each, and what debhelper wrote stays. */
+static int write_substvars(int debfd, const char *leaf, const char *add, size_t addlen)
+{
+	uint8_t *old = NULL;
+	size_t oldlen = 0, n = 0;
+	char *buf;
+	int fd = openat(debfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+
+	if (fd >= 0) {
+		r = fw_read_fd(fd, 1 << 20, &old, &oldlen);
+		close(fd);
+	} else if (errno != ENOENT) {
+		r = -errno;
+	}
+	if (r < 0)
+		return r;
+	buf = malloc(oldlen + addlen + 1);
+	if (!buf) {
+		free(old);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < oldlen;) {
+		const uint8_t *nl = memchr(old + i, '\n', oldlen - i);
+		size_t l = nl ? (size_t)(nl - (old + i)) + 1 : oldlen - i;
+
+		if (!(l >= 7 && memcmp(old + i, "fwdist:", 7) == 0)) {
+			memcpy(buf + n, old + i, l);
+			n += l;
+			if (!nl)
+				buf[n++] = '\n';
+		}
+		i += l;
+	}
+	memcpy(buf + n, add, addlen);
+	r = fw_write_leaf(debfd, leaf, buf, n + addlen, 0644);
+	free(buf);
+	free(old);
+	return r;
+}
+
+static void print_problems(const struct fw_verify_result *res)
+{
+	for (size_t i = 0; i < res->n; i++)
+		fw_err("%s: %s%s%s", res->v[i].kind, fw_esc(res->v[i].name), res->v[i].detail ? ": " : "",
+		       res->v[i].detail ? res->v[i].detail : "");
+}
+
+/* One package of debian install: its blobs, links and licence texts into
+ * debian/P, their verification, its metainfo, templates and substvars.
+ * EXIT_OK or EXIT_FINDING (said on stderr, naming the package). */
+static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const struct opts *o,
+		       int debfd, const char *debdir, unsigned pkg)
+{
+	const char *name = t->split.pkgs[pkg].name, *fwdir = suite_fwdir(o->suite);
+	bool *only = calloc(t->split.npkgs, sizeof(*only));
+	struct fw_selection sel = { .pkg = only };
+	struct fw_plan plan = { 0 }, meta = { 0 };
+	struct fw_install_result res = { 0 };
+	struct fw_verify_result vres = { 0 };
+	struct fw_diag d = { 0 };
+	char *dest = fw_asprintf("%s/%s", debdir, name), *where = NULL, *leaf = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int fd = -1, mfd = -1, r, ret = EXIT_FINDING;
+
+	if (!only || !dest) {
+		fw_err("debian: install: out of memory");
+		goto out;
+	}
+	only[pkg] = true;
+	r = fw_plan_build(&plan, t, &(struct fw_plan_opts){ .sel = sel, .comp = o->comp }, &d);
+	if (r == 0)
+		r = fw_plan_build(&meta, t,
+				  &(struct fw_plan_opts){ .sel = sel, .comp = FW_COMP_NONE, .no_licences = true },
+				  &d);
+	if (r == 0 && d.n)
+		r = -EINVAL;
+	if (r < 0)
+		goto failed;
+	fd = fw_dest_open(dest, fwdir, true, &where);
+	if (fd < 0) {
+		fw_err("debian: install: %s: %s", where ? fw_esc(where) : name, fw_path_error(fd));
+		goto out;
+	}
+	r = fw_install(&plan, fd, &(struct fw_install_opts){ .jobs = cli->jobs, .packaged = true }, &res,
+		       &d);
+	if (r < 0 || res.failed || d.n)
+		goto failed;
+	r = fw_verify(&plan, fd, &(struct fw_verify_opts){ .jobs = cli->jobs }, &vres);
+	if (r < 0)
+		goto failed;
+	if (vres.n) {
+		print_problems(&vres);
+		fw_err("debian: install: %s: %zu problem%s in %zu names", fw_esc(where), vres.n,
+		       vres.n == 1 ? "" : "s", vres.checked);
+		goto out;
+	}
+	/* The metainfo, then the templates, then the substvars, each written
+	 * whole or not at all. */
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		r = -errno;
+		goto failed;
+	}
+	r = fw_debian_metainfo(f, &meta, (int)pkg, &d);
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r == 0) {
+		char *mwhere = NULL;
+
+		mfd = fw_dest_open(dest, "/usr/share/metainfo", true, &mwhere);
+		if (mfd < 0)
+			fw_err("debian: install: %s: %s", mwhere ? fw_esc(mwhere) : name,
+			       fw_path_error(mfd));
+		free(mwhere);
+		r = mfd < 0 ? mfd : 0;
+	}
+	leaf = fw_asprintf("org.fwdist.%s.metainfo.xml", name);
+	if (!leaf) {
+		r = -ENOMEM;
+		goto failed;
+	}
+	for (char *c = leaf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	if (r == 0)
+		r = fw_write_leaf(mfd, leaf, buf, len, 0644);
+	if (r < 0)
+		goto failed;
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		r = -errno;
+		goto failed;
+	}
+	r = fw_debian_templates(f, &meta, (int)pkg, &d);
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	free(leaf);
+	leaf = fw_asprintf("%s.templates", name);
+	if (!leaf)
+		r = -ENOMEM;
+	if (r == 0 && len)
+		r = fw_write_leaf(debfd, leaf, buf, len, 0644);
+	else if (r == 0 && unlinkat(debfd, leaf, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	if (r < 0)
+		goto failed;
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		r = -errno;
+		goto failed;
+	}
+	{
+		struct fw_replaces rp;
+
+		r = fw_replaces_load(&rp, &t->split, t->rootfd, &d);
+		if (r == 0) {
+			fw_replaces_substvars(f, &rp, &t->split, pkg, o->suite, o->version);
+			fw_replaces_free(&rp);
+		}
+	}
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	free(leaf);
+	leaf = fw_asprintf("%s.substvars", name);
+	if (!leaf)
+		r = -ENOMEM;
+	if (r == 0)
+		r = write_substvars(debfd, leaf, buf, len);
+	if (r < 0)
+		goto failed;
+	if (!cli->quiet)
+		printf("debian install: %s: %s: %zu names (%s), verified\n", name,
+		       fw_esc(where ? where : dest), vres.checked, fw_compress_name(o->comp));
+	ret = EXIT_OK;
+	goto out;
+failed:
+	fw_print_diag(&d);
+	if (r < 0 && !(r == -EINVAL && d.n))
+		fw_err("debian: install: %s: %s", name, strerror(-r));
+	fw_err("debian: install: %s failed; the packages after it were not installed", name);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (mfd >= 0)
+		close(mfd);
+	free(buf);
+	free(leaf);
+	free(where);
+	free(dest);
+	free(only);
+	fw_verify_result_free(&vres);
+	fw_plan_free(&plan);
+	fw_plan_free(&meta);
+	fw_diag_free(&d);
+	return ret;
+}
+
+/* debian install: every package of the split, or those of --package, in
+ * the split's order. */
+static int debian_install(const struct fw_cli *cli, const struct fw_tree *t, const struct opts *o)
+{
+	char *debdir = strcmp(fw_tree_root, ".") == 0 ? strdup("debian")
+						      : fw_asprintf("%s/debian", fw_tree_root);
+	int debfd, ret = EXIT_OK;
+
+	if (!debdir) {
+		fw_err("debian: install: out of memory");
+		return EXIT_FINDING;
+	}
+	debfd = open(debdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (debfd < 0) {
+		fw_err("debian: install: %s: %s", fw_esc(debdir), strerror(errno));
+		free(debdir);
+		return EXIT_FINDING;
+	}
+	for (size_t i = 0; i < t->split.npkgs && ret == EXIT_OK; i++)
+		if (!cli->pkg || cli->pkg[i])
+			ret = install_one(cli, t, o, debfd, debdir, (unsigned)i);
+	close(debfd);
+	free(debdir);
+	return ret;
+}
+
 int cmd_debian(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("debian");
@@ -144,7 +413,7 @@ int cmd_debian(int argc, char **argv)
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	const char *what;
-	bool per_pkg, subst;
+	bool per_pkg, subst, inst;
 	char *buf = NULL;
 	size_t len = 0;
 	int ret, r;
@@ -160,30 +429,39 @@ int cmd_debian(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	subst = strcmp(what, "substvars") == 0;
+	inst = strcmp(what, "install") == 0;
 	per_pkg = strcmp(what, "metainfo") == 0 || strcmp(what, "templates") == 0 || subst;
-	if (strcmp(what, "control") && strcmp(what, "copyright") && !per_pkg) {
-		ret = fw_usage("debian", "say control, copyright, metainfo, templates or substvars");
+	if (strcmp(what, "control") && strcmp(what, "copyright") && !per_pkg && !inst) {
+		ret = fw_usage("debian", "say control, copyright, metainfo, templates, substvars or install");
 		goto out;
 	}
-	if (per_pkg != (cli.npkgs == 1)) {
+	if ((o.comp_set || cli.jobs) && !inst) {
+		ret = fw_usage("debian", "--compress and --jobs go with install");
+		goto out;
+	}
+	if (inst && o.output) {
+		ret = fw_usage("debian", "debian install writes below debian/, not to -o");
+		goto out;
+	}
+	if (!inst && per_pkg != (cli.npkgs == 1)) {
 		ret = fw_usage("debian",
 			       cli.npkgs ? "--package goes with metainfo, templates or substvars, once" :
 					   "%s needs --package P", what);
 		goto out;
 	}
-	if (!subst && (o.suite || o.version)) {
-		ret = fw_usage("debian", "--suite and --version go with substvars");
+	if (!subst && !inst && (o.suite || o.version)) {
+		ret = fw_usage("debian", "--suite and --version go with substvars or install");
 		goto out;
 	}
-	if (subst && (!o.suite || !o.version)) {
-		ret = fw_usage("debian", "substvars needs --suite SUITE and --version V");
+	if ((subst || inst) && (!o.suite || !o.version)) {
+		ret = fw_usage("debian", "%s needs --suite SUITE and --version V", what);
 		goto out;
 	}
-	if (subst && !fw_suite_known(o.suite)) {
+	if ((subst || inst) && !fw_suite_known(o.suite)) {
 		ret = fw_usage("debian", "--suite %s: not bookworm, trixie or forky", o.suite);
 		goto out;
 	}
-	if (subst && !valid_version(o.version)) {
+	if ((subst || inst) && !valid_version(o.version)) {
 		ret = fw_usage("debian", "--version %s: not a Debian version", o.version);
 		goto out;
 	}
@@ -191,9 +469,13 @@ int cmd_debian(int argc, char **argv)
 		ret = fw_usage("debian", "-o takes a file name");
 		goto out;
 	}
-	ret = fw_cli_prepare(&cli, &t, &d, "nothing written");
+	ret = fw_cli_prepare(&cli, &t, &d, inst ? "nothing installed" : "nothing written");
 	if (ret != EXIT_OK)
 		goto out;
+	if (inst) {
+		ret = debian_install(&cli, &t, &o);
+		goto out;
+	}
 	ret = EXIT_FINDING;
 	if (subst)
 		r = substvars(&t, cli.pkgs[0], &o, &d, &buf, &len);

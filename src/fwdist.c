@@ -32,7 +32,7 @@ static const struct {
 	{ "missing", cmd_missing, "the firmware this machine's hardware needs: installed, missing, in which package" },
 	{ "why", cmd_why, "why the hardware needs a firmware name: device, module, name, package" },
 	{ "sbom", cmd_sbom, "CycloneDX or SPDX bill of materials of what an install ships" },
-	{ "debian", cmd_debian, "generate debian/control, debian/copyright and AppStream metainfo from the tree" },
+	{ "debian", cmd_debian, "generate the Debian packaging's parts from the tree, or fill the firmware packages" },
 	{ "pack", cmd_pack, "build a sectioned firmware image (fwimage(5)), binary, ihex or HEX" },
 	{ "unpack", cmd_unpack, "write the sections of a fwimage back out, bit-exact" },
 	{ "info", cmd_info, "describe a firmware image: fwimage, Intel HEX, binary ihex, tg3" },
