@@ -285,7 +285,9 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 	r = fw_debian_metainfo(f, &meta, (int)pkg, &d);
 	if (fclose(f) != 0 && r == 0)
 		r = -ENOMEM;
-	if (r == 0) {
+	if (r < 0)
+		goto failed;
+	{
 		char *mwhere = NULL;
 
 		mfd = fw_dest_open(dest, "/usr/share/metainfo", true, &mwhere);
@@ -293,7 +295,8 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 			fw_err("debian: install: %s: %s", mwhere ? fw_esc(mwhere) : name,
 			       fw_path_error(mfd));
 		free(mwhere);
-		r = mfd < 0 ? mfd : 0;
+		if (mfd < 0)
+			goto out;
 	}
 	leaf = fw_asprintf("org.fwdist.%s.metainfo.xml", name);
 	if (!leaf) {
@@ -303,8 +306,7 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 	for (char *c = leaf; *c; c++)
 		if (*c == '-')
 			*c = '_';
-	if (r == 0)
-		r = fw_write_leaf(mfd, leaf, buf, len, 0644);
+	r = fw_write_leaf(mfd, leaf, buf, len, 0644);
 	if (r < 0)
 		goto failed;
 	free(buf);
@@ -362,8 +364,9 @@ failed:
 	fw_print_diag(&d);
 	if (r < 0 && !(r == -EINVAL && d.n))
 		fw_err("debian: install: %s: %s", name, strerror(-r));
-	fw_err("debian: install: %s failed; the packages after it were not installed", name);
 out:
+	if (ret != EXIT_OK)
+		fw_err("debian: install: %s failed; the packages after it were not installed", name);
 	if (fd >= 0)
 		close(fd);
 	if (mfd >= 0)
