@@ -120,51 +120,44 @@ static bool valid_version(const char *v)
 	return true;
 }
 
-static int substvars(const struct fw_tree *t, const char *pkg, const struct opts *o,
-		     struct fw_diag *d, char **buf, size_t *len)
+/* The substvars of package pkg for o's suite and version, from rp (its
+ * tree's manifests/replaces), into *buf. 0 or -errno. */
+static int substvars(const struct fw_replaces *rp, const struct fw_tree *t, unsigned pkg,
+		     const struct opts *o, char **buf, size_t *len)
 {
-	struct fw_replaces rp;
-	FILE *f;
-	int r = fw_replaces_load(&rp, &t->split, t->rootfd, d);
+	FILE *f = open_memstream(buf, len);
 
-	if (r < 0)
-		return r;
-	f = open_memstream(buf, len);
-	if (!f) {
-		r = -errno;
-	} else {
-		fw_replaces_substvars(f, &rp, &t->split, (unsigned)fw_split_find(&t->split, pkg),
-				      o->suite, o->version);
-		if (fclose(f) != 0)
-			r = -ENOMEM;
-	}
-	fw_replaces_free(&rp);
-	return r;
+	if (!f)
+		return -errno;
+	fw_replaces_substvars(f, rp, &t->split, pkg, o->suite, o->version);
+	return fclose(f) != 0 ? -ENOMEM : 0;
 }
 
-static int metainfo(const struct fw_cli *cli, const struct fw_tree *t, struct fw_diag *d,
-		    bool templates, char **buf, size_t *len)
+/* The plan metainfo and templates are made from: an uncompressed install of
+ * sel without licence texts. 0, -EINVAL (a blob without checksum, in d)
+ * or -ENOMEM. */
+static int meta_plan(struct fw_plan *p, const struct fw_tree *t, struct fw_selection sel,
+		     struct fw_diag *d)
 {
-	struct fw_plan p = { 0 };
-	FILE *f;
-	int pkg = fw_split_find(&t->split, cli->pkgs[0]);
-	int r = fw_plan_build(&p, t, &(struct fw_plan_opts){ .sel = cli->sel, .comp = FW_COMP_NONE,
+	int r = fw_plan_build(p, t, &(struct fw_plan_opts){ .sel = sel, .comp = FW_COMP_NONE,
 							      .no_licences = true }, d);
 
-	if (r == 0 && d->n)
-		r = -EINVAL;
-	if (r == 0) {
-		f = open_memstream(buf, len);
-		if (!f)
-			r = -errno;
-		else {
-			r = templates ? fw_debian_templates(f, &p, pkg, d) :
-					fw_debian_metainfo(f, &p, pkg, d);
-			if (fclose(f) != 0 && r == 0)
-				r = -ENOMEM;
-		}
-	}
-	fw_plan_free(&p);
+	return r == 0 && d->n ? -EINVAL : r;
+}
+
+/* The metainfo, or with templates the debconf templates, of package pkg
+ * from p (meta_plan's), into *buf. */
+static int render(const struct fw_plan *p, int pkg, bool templates, struct fw_diag *d, char **buf,
+		  size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	int r;
+
+	if (!f)
+		return -errno;
+	r = templates ? fw_debian_templates(f, p, pkg, d) : fw_debian_metainfo(f, p, pkg, d);
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
 	return r;
 }
 
@@ -228,7 +221,7 @@ static void print_problems(const struct fw_verify_result *res)
  * debian/P, their verification, its metainfo, templates and substvars.
  * EXIT_OK or EXIT_FINDING (said on stderr, naming the package). */
 static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const struct opts *o,
-		       int debfd, const char *debdir, unsigned pkg)
+		       const struct fw_replaces *rp, int debfd, const char *debdir, unsigned pkg)
 {
 	const char *name = t->split.pkgs[pkg].name, *fwdir = suite_fwdir(o->suite);
 	bool *only = calloc(t->split.npkgs, sizeof(*only));
@@ -237,10 +230,9 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 	struct fw_install_result res = { 0 };
 	struct fw_verify_result vres = { 0 };
 	struct fw_diag d = { 0 };
-	char *dest = fw_asprintf("%s/%s", debdir, name), *where = NULL, *leaf = NULL;
+	char *dest = fw_asprintf("%s/%s", debdir, name), *where = NULL, *leaf = NULL, *id = NULL;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f;
 	int fd = -1, mfd = -1, r, ret = EXIT_FINDING;
 
 	if (!only || !dest) {
@@ -250,11 +242,7 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 	only[pkg] = true;
 	r = fw_plan_build(&plan, t, &(struct fw_plan_opts){ .sel = sel, .comp = o->comp }, &d);
 	if (r == 0)
-		r = fw_plan_build(&meta, t,
-				  &(struct fw_plan_opts){ .sel = sel, .comp = FW_COMP_NONE, .no_licences = true },
-				  &d);
-	if (r == 0 && d.n)
-		r = -EINVAL;
+		r = meta_plan(&meta, t, sel, &d);
 	if (r < 0)
 		goto failed;
 	fd = fw_dest_open(dest, fwdir, true, &where);
@@ -277,14 +265,7 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 	}
 	/* The metainfo, then the templates, then the substvars, each written
 	 * whole or not at all. */
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		r = -errno;
-		goto failed;
-	}
-	r = fw_debian_metainfo(f, &meta, (int)pkg, &d);
-	if (fclose(f) != 0 && r == 0)
-		r = -ENOMEM;
+	r = render(&meta, (int)pkg, false, &d, &buf, &len);
 	if (r < 0)
 		goto failed;
 	{
@@ -298,27 +279,14 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 		if (mfd < 0)
 			goto out;
 	}
-	leaf = fw_asprintf("org.fwdist.%s.metainfo.xml", name);
-	if (!leaf) {
-		r = -ENOMEM;
-		goto failed;
-	}
-	for (char *c = leaf; *c; c++)
-		if (*c == '-')
-			*c = '_';
-	r = fw_write_leaf(mfd, leaf, buf, len, 0644);
+	id = fw_debian_metainfo_id(name);
+	leaf = id ? fw_asprintf("%s.metainfo.xml", id) : NULL;
+	r = leaf ? fw_write_leaf(mfd, leaf, buf, len, 0644) : -ENOMEM;
 	if (r < 0)
 		goto failed;
 	free(buf);
 	buf = NULL;
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		r = -errno;
-		goto failed;
-	}
-	r = fw_debian_templates(f, &meta, (int)pkg, &d);
-	if (fclose(f) != 0 && r == 0)
-		r = -ENOMEM;
+	r = render(&meta, (int)pkg, true, &d, &buf, &len);
 	free(leaf);
 	leaf = fw_asprintf("%s.templates", name);
 	if (!leaf)
@@ -331,22 +299,7 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 		goto failed;
 	free(buf);
 	buf = NULL;
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		r = -errno;
-		goto failed;
-	}
-	{
-		struct fw_replaces rp;
-
-		r = fw_replaces_load(&rp, &t->split, t->rootfd, &d);
-		if (r == 0) {
-			fw_replaces_substvars(f, &rp, &t->split, pkg, o->suite, o->version);
-			fw_replaces_free(&rp);
-		}
-	}
-	if (fclose(f) != 0 && r == 0)
-		r = -ENOMEM;
+	r = substvars(rp, t, pkg, o, &buf, &len);
 	free(leaf);
 	leaf = fw_asprintf("%s.substvars", name);
 	if (!leaf)
@@ -373,6 +326,7 @@ out:
 		close(mfd);
 	free(buf);
 	free(leaf);
+	free(id);
 	free(where);
 	free(dest);
 	free(only);
@@ -389,22 +343,37 @@ static int debian_install(const struct fw_cli *cli, const struct fw_tree *t, con
 {
 	char *debdir = strcmp(fw_tree_root, ".") == 0 ? strdup("debian")
 						      : fw_asprintf("%s/debian", fw_tree_root);
-	int debfd, ret = EXIT_OK;
+	struct fw_replaces rp;
+	struct fw_diag d = { 0 };
+	int debfd, ret = EXIT_FINDING, r;
 
 	if (!debdir) {
 		fw_err("debian: install: out of memory");
 		return EXIT_FINDING;
 	}
-	debfd = open(debdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (debfd < 0) {
-		fw_err("debian: install: %s: %s", fw_esc(debdir), strerror(errno));
+	/* manifests/replaces once, for every package's substvars. */
+	r = fw_replaces_load(&rp, &t->split, t->rootfd, &d);
+	if (r < 0) {
+		fw_print_diag(&d);
+		if (r != -EINVAL || !d.n)
+			fw_err("debian: install: %s", strerror(-r));
+		fw_err("debian: install: nothing installed");
+		fw_diag_free(&d);
 		free(debdir);
 		return EXIT_FINDING;
 	}
-	for (size_t i = 0; i < t->split.npkgs && ret == EXIT_OK; i++)
-		if (!cli->pkg || cli->pkg[i])
-			ret = install_one(cli, t, o, debfd, debdir, (unsigned)i);
-	close(debfd);
+	debfd = open(debdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (debfd < 0) {
+		fw_err("debian: install: %s: %s", fw_esc(debdir), strerror(errno));
+	} else {
+		ret = EXIT_OK;
+		for (size_t i = 0; i < t->split.npkgs && ret == EXIT_OK; i++)
+			if (!cli->pkg || cli->pkg[i])
+				ret = install_one(cli, t, o, &rp, debfd, debdir, (unsigned)i);
+		close(debfd);
+	}
+	fw_replaces_free(&rp);
+	fw_diag_free(&d);
 	free(debdir);
 	return ret;
 }
@@ -480,13 +449,27 @@ int cmd_debian(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_FINDING;
-	if (subst)
-		r = substvars(&t, cli.pkgs[0], &o, &d, &buf, &len);
-	else if (per_pkg)
-		r = metainfo(&cli, &t, &d, strcmp(what, "templates") == 0, &buf, &len);
-	else
+	if (subst) {
+		struct fw_replaces rp;
+
+		r = fw_replaces_load(&rp, &t.split, t.rootfd, &d);
+		if (r == 0) {
+			r = substvars(&rp, &t, (unsigned)fw_split_find(&t.split, cli.pkgs[0]), &o, &buf,
+				      &len);
+			fw_replaces_free(&rp);
+		}
+	} else if (per_pkg) {
+		struct fw_plan p = { 0 };
+
+		r = meta_plan(&p, &t, cli.sel, &d);
+		if (r == 0)
+			r = render(&p, fw_split_find(&t.split, cli.pkgs[0]), strcmp(what, "templates") == 0,
+				   &d, &buf, &len);
+		fw_plan_free(&p);
+	} else {
 		r = fw_debian_generate(&t, strcmp(what, "control") == 0 ? FW_DEB_CONTROL : FW_DEB_COPYRIGHT,
 				       &buf, &len, &d);
+	}
 	if (r == 0 && d.n)
 		r = -EINVAL;
 	if (r < 0) {

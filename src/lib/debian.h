@@ -59,6 +59,10 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size
  * -EINVAL (finding in d: also a damaged manifests/modules), -ENOMEM or
  * -errno. */
 int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d);
+/* The AppStream id of package pkg's metainfo, org.fwdist.PKG with each '-'
+ * written '_' (its file is /usr/share/metainfo/ID.metainfo.xml), as a new
+ * string; NULL when out of memory. */
+char *fw_debian_metainfo_id(const char *pkg);
 
 /* The whole committed file: debian/<file>.in of t's root, then the
  * generated part. *buf is a new string. -ENOENT when the tree has no
