@@ -194,7 +194,9 @@ bootstrap: deps
 # stores the blobs compressed. SUITE is the Debian release the packages are
 # for (passed on as DEB_BUILD_OPTIONS=fwdist-suite=SUITE): trixie (the
 # default) and forky install the firmware under /usr/lib/firmware, bookworm
-# under /lib/firmware; debian/rules refuses any other.
+# under /lib/firmware; debian/rules refuses any other. The tools' compile
+# goes through ccache when it is installed, its cache in build/ccache
+# (scripts/build-deb).
 SUITE ?= trixie
 
 deb: debian-files
