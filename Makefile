@@ -100,6 +100,8 @@ $(SNAPSHOT): tests/snapshot.c
 FUZZ_TEXT  = whence sums policy split modmap licmap hwlog
 FUZZ_IMAGE = fwimage ihex ihex_bin modinfo elf
 FUZZ_BINS  = $(addprefix build-fuzz/fuzz/fuzz-,$(FUZZ_TEXT) $(FUZZ_IMAGE) tree)
+# manifests/replaces, with the split it is checked against (its own file).
+FUZZ_BINS += build-fuzz/fuzz/fuzz-replaces
 FUZZ_SECONDS ?= 60
 
 define fuzz_rule
@@ -113,6 +115,7 @@ endef
 $(foreach t,$(FUZZ_TEXT),$(eval $(call fuzz_rule,$(t),fuzz-text.c)))
 $(foreach t,$(FUZZ_IMAGE),$(eval $(call fuzz_rule,$(t),fuzz-image.c)))
 $(eval $(call fuzz_rule,tree,fuzz-tree.c))
+$(eval $(call fuzz_rule,replaces,fuzz-replaces.c))
 
 fuzz-lib:
 	@$(MAKE) -s FUZZ=1 lib

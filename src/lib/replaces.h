@@ -38,9 +38,15 @@ bool fw_suite_known(const char *suite);
  * a package the split does not have, an unknown suite, a line with no
  * word, a word that is neither, D not a valid Debian package name, D the
  * package itself, provides: of a package the split has (it would conflict
- * with itself), two packages providing one D in a suite, and a cycle of
- * takes: between packages of the split (each Pre-Depends on the one that
- * takes its names: a cycle cannot be unpacked). 0 or -ENOMEM. */
+ * with itself), D not a Debian firmware package (firmware-* or a few
+ * others) or one of fwdist's own (fwdist, the metapackage, firmware-free,
+ * firmware-nonfree), a takes: that gives a package in main a Pre-Depends
+ * on one outside main, two packages providing one D in a suite, and a
+ * cycle of takes: between packages of the split (each Pre-Depends on the
+ * one that takes its names: a cycle cannot be unpacked; the word that
+ * closes it is reported, as if each were checked as it is read). Linear in
+ * the file, but for one more reading per line that closes a cycle. 0 or
+ * -ENOMEM. */
 int fw_replaces_parse(struct fw_replaces *r, const struct fw_split *s, const char *path,
 		      const char *buf, size_t len, struct fw_diag *d);
 
