@@ -43,9 +43,13 @@ void fw_pins_free(struct fw_pins *p);
  *   every Source: of WHENCE (firmware/NAME; a directory, every file below);
  *   every file below debian/, when the tree has one (the packaging: rules,
  *   the generated control and copyright, their heads, maintainer scripts).
- * A file that cannot be read, a symlink, anything but a regular file or a
- * directory, or a name sha256sum's format cannot carry is a finding in d
- * naming it, and the result -EBADMSG. 0, or -errno. */
+ * A file the model of t was built from (t->reads) is not read again: its
+ * pin is the digest of the bytes the model read, so the pins vouch for
+ * exactly what the model holds. A file the model read twice with other
+ * bytes, or a source file a verdict rested on that is gone, cannot be
+ * pinned. A file that cannot be read, a symlink, anything but a regular
+ * file or a directory, or a name sha256sum's format cannot carry is a
+ * finding in d naming it, and the result -EBADMSG. 0, or -errno. */
 int fw_pins_collect(const struct fw_tree *t, struct fw_pins *p, struct fw_diag *d);
 
 /* The text of p in FW_PINS's format (FW_PINS_HEADER, comments, "#serial N",
