@@ -33,7 +33,8 @@ static const struct fw_cli_help help = {
 		"every file of manifests/ (but the pins), of LICENSES/ and of debian/, every\n"
 		"blob (each matching manifests/checksums) and every Source: of WHENCE, each\n"
 		"hashed as the tree's model read it. The tree must pass the model checks.\n"
-
+		"CERT must not be a CA (basicConstraints CA:TRUE; openssl req -x509 makes\n"
+		"one unless given -addext basicConstraints=critical,CA:FALSE).\n"
 		"`openssl cms -verify -binary -inform DER -in manifests/pins.p7s -content\n"
 		"manifests/pins -CAfile CERT -partial_chain -purpose smimesign` checks it too.\n"
 		"\n",

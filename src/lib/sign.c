@@ -17,6 +17,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 #include "digest.h"
 #include "fsutil.h"
@@ -429,6 +430,21 @@ static const char *ssl_reason(void)
 	return s;
 }
 
+/* The trust model has no CA: CERT is the signer's own certificate, the
+ * only one trusted. A CA certificate (basicConstraints CA:TRUE) is refused
+ * as CERT even where its own key made the signature: the one who holds a CA
+ * key is there to issue certificates, and trusting a CA as a signer invites
+ * reading it as "anything it issued", which is never so here. */
+static bool cert_is_ca(X509 *x, const char *path, struct fw_diag *d)
+{
+	if (!(X509_get_extension_flags(x) & EXFLAG_CA))
+		return false;
+	fw_diag_add(d, path, 0, "a CA certificate (basicConstraints CA:TRUE): the signing "
+		    "certificate is the signer's own, never a CA (openssl req -x509 makes a CA "
+		    "unless given -addext basicConstraints=critical,CA:FALSE)");
+	return true;
+}
+
 static X509 *read_cert(const char *path, struct fw_diag *d)
 {
 	FILE *f = fopen(path, "re");
@@ -459,6 +475,9 @@ int fw_pins_sign(const char *buf, size_t len, const char *key, const char *cert,
 	*der = NULL;
 	if (!x)
 		return -EINVAL;
+	/* Never sign what every verifier refuses. */
+	if (cert_is_ca(x, cert, d))
+		goto out;
 	f = fopen(key, "re");
 	if (!f) {
 		fw_diag_add(d, key, 0, "cannot read the key: %s", strerror(errno));
@@ -615,6 +634,10 @@ int fw_pins_verify(const char *buf, size_t len, const unsigned char *der, size_t
 		}
 		sk_X509_free(got);
 		ERR_clear_error();
+		/* Made by CERT's key, but CERT is a CA: refused all the same
+		 * (a signature that fails otherwise says why above). */
+		if (r == 0 && cert_is_ca(x, cert, d))
+			r = -EBADMSG;
 		goto out;
 	}
 	e = ERR_peek_last_error();
