@@ -32,7 +32,9 @@ static const struct fw_cli_help help = {
 		"everything that decides what the tree ships or how it is packaged: WHENCE,\n"
 		"every file of manifests/ (but the pins), of LICENSES/ and of debian/, every\n"
 		"blob (each matching manifests/checksums) and every Source: of WHENCE, each\n"
-		"hashed as it is now. The tree must pass the model checks.\n"
+		"hashed as the tree's model read it. The tree must pass the model checks.\n"
+		"CERT must not be a CA (basicConstraints CA:TRUE; openssl req -x509 makes\n"
+		"one unless given -addext basicConstraints=critical,CA:FALSE).\n"
 		"`openssl cms -verify -binary -inform DER -in manifests/pins.p7s -content\n"
 		"manifests/pins -CAfile CERT -partial_chain -purpose smimesign` checks it too.\n"
 		"\n",

@@ -17,6 +17,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 #include "digest.h"
 #include "fsutil.h"
@@ -44,9 +45,15 @@ static bool pin_name_ok(const char *path)
 }
 
 /* Take ownership of path and add it with the digest of the regular file
- * leaf of dfd (no symlink followed), or a finding naming it. */
-static int pin_add(struct fw_pins *p, int dfd, const char *leaf, char *path, struct fw_diag *d)
+ * leaf of dfd (no symlink followed), or a finding naming it. A file the
+ * model of t was built from is pinned with the digest of the bytes the
+ * model read, and not read again: a second read may see other bytes (a
+ * writer of the tree swapping the file between the two), and the pins must
+ * vouch for exactly what the model holds, or refuse. */
+static int pin_add(const struct fw_tree *t, struct fw_pins *p, int dfd, const char *leaf,
+		   char *path, struct fw_diag *d)
 {
+	const struct fw_tree_read *rd = fw_tree_read_find(t, path);
 	struct stat st;
 	uint64_t size;
 	int fd, r;
@@ -54,6 +61,20 @@ static int pin_add(struct fw_pins *p, int dfd, const char *leaf, char *path, str
 	if (!pin_name_ok(path)) {
 		fw_diag_add(d, fw_esc(path), 0, "cannot be pinned: a newline or backslash in its name");
 		free(path);
+		return 0;
+	}
+	if (rd && rd->changed) {
+		fw_diag_add(d, fw_esc(path), 0, "cannot be pinned: it changed while fwdist read it");
+		free(path);
+		return 0;
+	}
+	if (rd && !rd->presence) {
+		if (fw_grow(&p->v, &p->cap, p->n, sizeof(*p->v)) < 0) {
+			free(path);
+			return -ENOMEM;
+		}
+		memcpy(p->v[p->n].sha256, rd->sha256, FW_SHA256_LEN);
+		p->v[p->n++].path = path;
 		return 0;
 	}
 	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -81,8 +102,8 @@ static int pin_add(struct fw_pins *p, int dfd, const char *leaf, char *path, str
 
 /* Every file below dir (dfd, named path), recursively; skip(path) names
  * what is not pinned. Only regular files and directories are pinned. */
-static int pin_dir(struct fw_pins *p, int dfd, const char *path, unsigned depth,
-		   bool (*skip)(const char *), struct fw_diag *d)
+static int pin_dir(const struct fw_tree *t, struct fw_pins *p, int dfd, const char *path,
+		   unsigned depth, bool (*skip)(const char *), struct fw_diag *d)
 {
 	char **names = NULL;
 	size_t nn = 0;
@@ -114,13 +135,13 @@ static int pin_dir(struct fw_pins *p, int dfd, const char *path, unsigned depth,
 			else if (sfd < 0)
 				fw_diag_add(d, fw_esc(sub), 0, "cannot be pinned: %s", strerror(errno));
 			else
-				r = pin_dir(p, sfd, sub, depth + 1, skip, d);
+				r = pin_dir(t, p, sfd, sub, depth + 1, skip, d);
 			if (sfd >= 0)
 				close(sfd);
 			free(sub);
 			continue;
 		}
-		r = pin_add(p, dfd, names[i], sub, d);
+		r = pin_add(t, p, dfd, names[i], sub, d);
 	}
 	fw_free_strv(names, nn);
 	return r;
@@ -128,16 +149,16 @@ static int pin_dir(struct fw_pins *p, int dfd, const char *path, unsigned depth,
 
 /* path below the root: a regular file, or a directory and every file
  * below it. Absent: a finding unless optional. */
-static int pin_path(struct fw_pins *p, int rootfd, const char *path, bool optional,
+static int pin_path(const struct fw_tree *t, struct fw_pins *p, const char *path, bool optional,
 		    bool (*skip)(const char *), struct fw_diag *d)
 {
-	int fd = fw_open_beneath(rootfd, path, O_RDONLY | O_DIRECTORY, 0), r;
+	int rootfd = t->rootfd, fd = fw_open_beneath(rootfd, path, O_RDONLY | O_DIRECTORY, 0), r;
 	const char *leaf;
 	char *copy;
 	int pfd;
 
 	if (fd >= 0) {
-		r = pin_dir(p, fd, path, 1, skip, d);
+		r = pin_dir(t, p, fd, path, 1, skip, d);
 		close(fd);
 		return r;
 	}
@@ -156,7 +177,7 @@ static int pin_path(struct fw_pins *p, int rootfd, const char *path, bool option
 		return 0;
 	}
 	copy = strdup(path);
-	r = copy ? pin_add(p, pfd, leaf, copy, d) : -ENOMEM;
+	r = copy ? pin_add(t, p, pfd, leaf, copy, d) : -ENOMEM;
 	if (pfd != rootfd)
 		close(pfd);
 	return r;
@@ -178,22 +199,22 @@ int fw_pins_collect(const struct fw_tree *t, struct fw_pins *p, struct fw_diag *
 	/* What decides what ships: provenance and licences (WHENCE), every
 	 * manifest (checksums, policy, split, module map, licence map: the
 	 * next import classifies with it), every licence text. */
-	r = pin_path(p, t->rootfd, FW_TREE_WHENCE, false, NULL, d);
+	r = pin_path(t, p, FW_TREE_WHENCE, false, NULL, d);
 	if (r == 0)
-		r = pin_path(p, t->rootfd, "manifests", false, skip_pins, d);
+		r = pin_path(t, p, "manifests", false, skip_pins, d);
 	if (r == 0)
-		r = pin_path(p, t->rootfd, FW_TREE_LICENSES, false, NULL, d);
+		r = pin_path(t, p, FW_TREE_LICENSES, false, NULL, d);
 	/* How it is packaged: all of debian/, generated or not (rules and
 	 * maintainer scripts run as root on the machines it goes to). */
 	if (r == 0)
-		r = pin_path(p, t->rootfd, "debian", true, NULL, d);
+		r = pin_path(t, p, "debian", true, NULL, d);
 	/* The blobs, each only with the bytes the manifest lists. */
 	for (size_t i = 0; i < t->sums.n && r == 0; i++) {
 		const struct fw_sum *s = &t->sums.v[i];
 		char *path = fw_asprintf("%s/%s", FW_TREE_FIRMWARE, s->name);
 		size_t n = p->n;
 
-		r = path ? pin_path(p, t->rootfd, path, false, NULL, d) : -ENOMEM;
+		r = path ? pin_path(t, p, path, false, NULL, d) : -ENOMEM;
 		if (r == 0 && p->n == n + 1 &&
 		    memcmp(p->v[n].sha256, s->sha256, FW_SHA256_LEN) != 0)
 			fw_diag_add(d, path, 0, "differs from %s:%u; not pinned", FW_TREE_SUMS,
@@ -209,7 +230,7 @@ int fw_pins_collect(const struct fw_tree *t, struct fw_pins *p, struct fw_diag *
 		if (e->kind != FW_E_SOURCE)
 			continue;
 		path = fw_asprintf("%s/%s", FW_TREE_FIRMWARE, e->name);
-		r = path ? pin_path(p, t->rootfd, path, false, NULL, d) : -ENOMEM;
+		r = path ? pin_path(t, p, path, false, NULL, d) : -ENOMEM;
 		free(path);
 	}
 	if (r == 0 && (d->n != before || d->nomem))
@@ -229,6 +250,20 @@ int fw_pins_collect(const struct fw_tree *t, struct fw_pins *p, struct fw_diag *
 		p->v[w++] = p->v[i];
 	}
 	p->n = w;
+	/* A source file a blob's verdict rests on (its presence made the blob
+	 * free) must be pinned: one that came and went while the model was
+	 * built would otherwise decide a verdict the signer never saw. */
+	for (size_t i = 0; i < t->nreads; i++) {
+		struct fw_pin key = { .path = t->reads[i].path };
+
+		if (t->reads[i].presence && !bsearch(&key, p->v, p->n, sizeof(*p->v), cmp_pin))
+			fw_diag_add(d, fw_esc(key.path), 0, "cannot be pinned: gone since fwdist "
+				    "found it");
+	}
+	if (d->n != before || d->nomem) {
+		fw_pins_free(p);
+		return -EBADMSG;
+	}
 	return 0;
 }
 
@@ -395,6 +430,21 @@ static const char *ssl_reason(void)
 	return s;
 }
 
+/* The trust model has no CA: CERT is the signer's own certificate, the
+ * only one trusted. A CA certificate (basicConstraints CA:TRUE) is refused
+ * as CERT even where its own key made the signature: the one who holds a CA
+ * key is there to issue certificates, and trusting a CA as a signer invites
+ * reading it as "anything it issued", which is never so here. */
+static bool cert_is_ca(X509 *x, const char *path, struct fw_diag *d)
+{
+	if (!(X509_get_extension_flags(x) & EXFLAG_CA))
+		return false;
+	fw_diag_add(d, path, 0, "a CA certificate (basicConstraints CA:TRUE): the signing "
+		    "certificate is the signer's own, never a CA (openssl req -x509 makes a CA "
+		    "unless given -addext basicConstraints=critical,CA:FALSE)");
+	return true;
+}
+
 static X509 *read_cert(const char *path, struct fw_diag *d)
 {
 	FILE *f = fopen(path, "re");
@@ -425,6 +475,9 @@ int fw_pins_sign(const char *buf, size_t len, const char *key, const char *cert,
 	*der = NULL;
 	if (!x)
 		return -EINVAL;
+	/* Never sign what every verifier refuses. */
+	if (cert_is_ca(x, cert, d))
+		goto out;
 	f = fopen(key, "re");
 	if (!f) {
 		fw_diag_add(d, key, 0, "cannot read the key: %s", strerror(errno));
@@ -581,6 +634,10 @@ int fw_pins_verify(const char *buf, size_t len, const unsigned char *der, size_t
 		}
 		sk_X509_free(got);
 		ERR_clear_error();
+		/* Made by CERT's key, but CERT is a CA: refused all the same
+		 * (a signature that fails otherwise says why above). */
+		if (r == 0 && cert_is_ca(x, cert, d))
+			r = -EBADMSG;
 		goto out;
 	}
 	e = ERR_peek_last_error();

@@ -43,9 +43,13 @@ void fw_pins_free(struct fw_pins *p);
  *   every Source: of WHENCE (firmware/NAME; a directory, every file below);
  *   every file below debian/, when the tree has one (the packaging: rules,
  *   the generated control and copyright, their heads, maintainer scripts).
- * A file that cannot be read, a symlink, anything but a regular file or a
- * directory, or a name sha256sum's format cannot carry is a finding in d
- * naming it, and the result -EBADMSG. 0, or -errno. */
+ * A file the model of t was built from (t->reads) is not read again: its
+ * pin is the digest of the bytes the model read, so the pins vouch for
+ * exactly what the model holds. A file the model read twice with other
+ * bytes, or a source file a verdict rested on that is gone, cannot be
+ * pinned. A file that cannot be read, a symlink, anything but a regular
+ * file or a directory, or a name sha256sum's format cannot carry is a
+ * finding in d naming it, and the result -EBADMSG. 0, or -errno. */
 int fw_pins_collect(const struct fw_tree *t, struct fw_pins *p, struct fw_diag *d);
 
 /* The text of p in FW_PINS's format (FW_PINS_HEADER, comments, "#serial N",
@@ -69,8 +73,9 @@ int fw_pins_compare(const struct fw_pins *signed_pins, const struct fw_pins *now
 
 /* A detached CMS signature (DER; SHA-256, the signer's certificate included,
  * the scheme of the kernel's regulatory.db.p7s) over buf by the PEM private
- * key and certificate at the given paths. 0 with a new DER buffer, or
- * -errno with the reason in d. */
+ * key and certificate at the given paths; a CA certificate is refused, as
+ * fw_pins_verify refuses one. 0 with a new DER buffer, or -errno with the
+ * reason in d. */
 int fw_pins_sign(const char *buf, size_t len, const char *key, const char *cert,
 		 unsigned char **der, size_t *derlen, struct fw_diag *d);
 
@@ -81,7 +86,8 @@ void fw_pins_free_der(unsigned char *der);
  * trust model: cert is the signer's own certificate, not a CA. The
  * signature must be made by cert's key (its signer identifier names cert
  * and it verifies with cert's public key; a certificate cert issued, or one
- * the signature carries, is never taken instead), cert must be valid now
+ * the signature carries, is never taken instead), cert must not be a CA
+ * certificate (basicConstraints CA:TRUE) and must be valid now
  * and fit for signing (X.509 purpose S/MIME signing: keyUsage
  * digitalSignature when it has a keyUsage, extendedKeyUsage
  * emailProtection when it has one), and buf must be exactly what was

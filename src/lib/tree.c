@@ -58,12 +58,95 @@ static int find_copyleft(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
+/* Remember that the model rests on the file at path (below the root): the
+ * digest of the bytes it used, or (sha256 NULL) only its presence. A path
+ * noted twice is merged by finish_reads. 0 or -ENOMEM. */
+static int note_read(struct fw_tree *t, const char *path, const uint8_t *sha256)
+{
+	struct fw_tree_read *x;
+
+	if (fw_grow(&t->reads, &t->cap_reads, t->nreads, sizeof(*t->reads)) < 0)
+		return -ENOMEM;
+	x = &t->reads[t->nreads];
+	memset(x, 0, sizeof(*x));
+	x->path = strdup(path);
+	if (!x->path)
+		return -ENOMEM;
+	x->presence = !sha256;
+	if (sha256)
+		memcpy(x->sha256, sha256, FW_SHA256_LEN);
+	t->nreads++;
+	return 0;
+}
+
+static int cmp_read(const void *a, const void *b)
+{
+	return strcmp(((const struct fw_tree_read *)a)->path, ((const struct fw_tree_read *)b)->path);
+}
+
+/* Sort the reads by path, one entry a path: the bytes read win over a mere
+ * presence, and two reads of other bytes mark the file changed (it was
+ * swapped while the model was being built: no digest stands for it). */
+static void finish_reads(struct fw_tree *t)
+{
+	size_t w = 0;
+
+	if (t->nreads > 1)
+		qsort(t->reads, t->nreads, sizeof(*t->reads), cmp_read);
+	for (size_t i = 0; i < t->nreads; i++) {
+		struct fw_tree_read *x = &t->reads[i], *prev = w ? &t->reads[w - 1] : NULL;
+
+		if (!prev || strcmp(prev->path, x->path) != 0) {
+			t->reads[w++] = *x;
+			continue;
+		}
+		if (prev->presence && !x->presence) {
+			memcpy(prev->sha256, x->sha256, FW_SHA256_LEN);
+			prev->presence = false;
+		} else if (!prev->presence && !x->presence &&
+			 memcmp(prev->sha256, x->sha256, FW_SHA256_LEN) != 0)
+			prev->changed = true;
+		free(x->path);
+	}
+	t->nreads = w;
+}
+
+const struct fw_tree_read *fw_tree_read_find(const struct fw_tree *t, const char *path)
+{
+	struct fw_tree_read key = { .path = (char *)path };
+
+	if (!t->nreads)
+		return NULL;
+	return bsearch(&key, t->reads, t->nreads, sizeof(*t->reads), cmp_read);
+}
+
+/* Read a file the model parses (fw_read_text: bounded, no final symlink
+ * followed, a regular file) once, and note the digest of exactly the bytes
+ * returned: the signature check compares that digest, never a second read
+ * that could see other bytes. */
+static int read_model_file(struct fw_tree *t, const char *path, char **buf, size_t *len)
+{
+	uint8_t sum[FW_SHA256_LEN];
+	int r = fw_read_text(t->rootfd, path, buf, len);
+
+	if (r < 0)
+		return r;
+	r = fw_sha256_buf(*buf, *len, sum);
+	if (r == 0)
+		r = note_read(t, path, sum);
+	if (r < 0) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return r;
+}
+
 /* Read one of the manifests; a missing file leaves an empty model (check
  * reports it), an unreadable one is reported here. */
 static int load_text(struct fw_tree *t, const char *path, bool *have, char **buf, size_t *len,
 		     struct fw_diag *d)
 {
-	int r = fw_read_text(t->rootfd, path, buf, len);
+	int r = read_model_file(t, path, buf, len);
 
 	*have = r == 0;
 	if (r == -ENOENT) {
@@ -487,6 +570,9 @@ static int load_texts(struct fw_tree *t)
 		else
 			x->err = fw_sha256_fd(fd, x->sha256, &x->size);
 		close(fd);
+		/* Install copies the text only with this digest. */
+		if (x->err == 0 && note_read(t, x->path, x->sha256) < 0)
+			return -ENOMEM;
 		if (x->err == -ENOMEM)
 			return -ENOMEM;
 		if (x->err == 0 && t->have_text_sums)
@@ -681,9 +767,24 @@ static bool listed(const struct fw_tree *t, const char *name)
 	return x && (x->blob >= 0 || x->link >= 0);
 }
 
+/* The source file name (below firmware/) a verdict rests on, noted when the
+ * verdict is the tree's own (note): its presence is then pinned. */
+static int note_source(struct fw_tree *t, bool note, const char *name)
+{
+	char *path;
+	int r;
+
+	if (!note)
+		return 0;
+	path = fw_asprintf("%s/%s", FW_TREE_FIRMWARE, name);
+	r = path ? note_read(t, path, NULL) : -ENOMEM;
+	free(path);
+	return r;
+}
+
 /* Does directory dfd (tree name prefix) hold a regular file WHENCE does not
  * list as a blob or link, at most depth levels down? Nothing is followed. */
-static int dir_has_source(const struct fw_tree *t, int dfd, const char *prefix, int depth)
+static int dir_has_source(struct fw_tree *t, bool note, int dfd, const char *prefix, int depth)
 {
 	DIR *dir;
 	struct dirent *de;
@@ -711,12 +812,14 @@ static int dir_has_source(const struct fw_tree *t, int dfd, const char *prefix, 
 		}
 		if (S_ISREG(st.st_mode)) {
 			found = !listed(t, name);
+			if (found && note_source(t, note, name) < 0)
+				found = -ENOMEM;
 		} else if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(dir), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0)
-				found = dir_has_source(t, sub, name, depth - 1);
+				found = dir_has_source(t, note, sub, name, depth - 1);
 		}
 		free(name);
 	}
@@ -727,7 +830,7 @@ static int dir_has_source(const struct fw_tree *t, int dfd, const char *prefix, 
 /* Does Source: name hold source in cfd: a regular file WHENCE does not list
  * as a blob (a path that holds just the blob itself is no source), or a
  * directory holding one? 1, 0 or -ENOMEM. */
-static int source_present(const struct fw_tree *t, int cfd, const char *name)
+static int source_present(struct fw_tree *t, bool note, int cfd, const char *name)
 {
 	const char *leaf;
 	struct stat st;
@@ -741,11 +844,13 @@ static int source_present(const struct fw_tree *t, int cfd, const char *name)
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISREG(st.st_mode)) {
 			r = !listed(t, name);
+			if (r && note_source(t, note, name) < 0)
+				r = -ENOMEM;
 		} else if (S_ISDIR(st.st_mode)) {
 			int dfd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (dfd >= 0)
-				r = dir_has_source(t, dfd, name, 16);
+				r = dir_has_source(t, note, dfd, name, 16);
 		}
 	}
 	if (pfd != cfd)
@@ -753,31 +858,34 @@ static int source_present(const struct fw_tree *t, int cfd, const char *name)
 	return r;
 }
 
-/* Is the blob, as cfd holds it, text (fw_blob_is_text)? */
-static bool blob_text(int cfd, const char *name)
+/* Is the blob, as cfd holds it, text (fw_blob_is_text)? 1, 0, or -ENOMEM.
+ * When the verdict is the tree's own (note), the digest of the bytes judged
+ * is noted: a signed install then holds the verdict only if the signer's
+ * blob is those bytes. */
+static int blob_text(struct fw_tree *t, bool note, int cfd, const char *name)
 {
 	const char *leaf;
 	struct stat st;
-	char *buf;
-	bool text = false;
-	int pfd, fd;
+	char *buf, *path;
+	uint8_t sum[FW_SHA256_LEN];
+	int text = 0, pfd, fd;
 	ssize_t n;
 	size_t got = 0;
 
 	if (cfd < 0 || fw_name_problem(name))
-		return false;
+		return 0;
 	pfd = fw_open_parent(cfd, name, 0, &leaf);
 	if (pfd < 0)
-		return false;
+		return 0;
 	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (pfd != cfd)
 		close(pfd);
 	if (fd < 0)
-		return false;
+		return 0;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > FW_SELF_SOURCE_MAX) {
 		close(fd);
-		return false;
+		return 0;
 	}
 	buf = malloc((size_t)st.st_size + 1);
 	if (buf) {
@@ -786,8 +894,19 @@ static bool blob_text(int cfd, const char *name)
 		while (got <= (size_t)st.st_size &&
 		       (n = read(fd, buf + got, (size_t)st.st_size + 1 - got)) > 0)
 			got += (size_t)n;
-		text = got == (size_t)st.st_size && fw_blob_is_text(buf, got);
+		if (got == (size_t)st.st_size) {
+			text = fw_blob_is_text(buf, got);
+			if (note) {
+				path = fw_asprintf("%s/%s", FW_TREE_FIRMWARE, name);
+				if (!path || fw_sha256_buf(buf, got, sum) < 0 ||
+				    note_read(t, path, sum) < 0)
+					text = -ENOMEM;
+				free(path);
+			}
+		}
 		free(buf);
+	} else {
+		text = -ENOMEM;
 	}
 	close(fd);
 	return text;
@@ -804,6 +923,9 @@ static int verdicts(struct fw_tree *t, int cfd)
 {
 	const struct fw_whence *w = &t->whence;
 	signed char *src = calloc(w->nentries ? w->nentries : 1, 1);
+	/* What the verdicts read of the tree itself is noted (note_read);
+	 * import's content directory is not the tree. */
+	bool note = cfd >= 0 && cfd == t->fwfd;
 
 	if (!src)
 		return -ENOMEM;
@@ -812,7 +934,7 @@ static int verdicts(struct fw_tree *t, int cfd)
 
 		if (w->entries[i].kind != FW_E_SOURCE)
 			continue;
-		r = source_present(t, cfd, w->entries[i].name);
+		r = source_present(t, note, cfd, w->entries[i].name);
 		if (r < 0) {
 			free(src);
 			return r;
@@ -846,8 +968,16 @@ static int verdicts(struct fw_tree *t, int cfd)
 		}
 		b->free_with_source = with == FW_CAT_FREE;
 		/* The blob is read only where its text makes a difference. */
-		if (!b->has_source && with != without && !b->duplicate)
-			b->self_source = blob_text(cfd, b->e->name);
+		if (!b->has_source && with != without && !b->duplicate) {
+			r = blob_text(t, note, cfd, b->e->name);
+			if (r < 0) {
+				free(br_with);
+				free(br_without);
+				free(src);
+				return r;
+			}
+			b->self_source = r;
+		}
 		if (b->has_source || b->self_source) {
 			b->cat = with;
 			b->branch = br_with;
@@ -1015,7 +1145,12 @@ int fw_tree_load_content(struct fw_tree *t, const char *root, int contentfd, str
 	t->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->rootfd < 0)
 		return -errno;
-	r = fw_whence_load(&t->whence, t->rootfd, FW_TREE_WHENCE, FW_TREE_WHENCE, d);
+	r = read_model_file(t, FW_TREE_WHENCE, &buf, &len);
+	if (r < 0)
+		return r;
+	r = fw_whence_parse(&t->whence, FW_TREE_WHENCE, buf, len, d);
+	free(buf);
+	buf = NULL;
 	if (r < 0)
 		return r;
 
@@ -1082,6 +1217,7 @@ int fw_tree_load_content(struct fw_tree *t, const char *root, int contentfd, str
 		r = wording_files(t);
 	if (r == 0)
 		licence_problems(t);
+	finish_reads(t);
 	return r;
 }
 
@@ -1096,6 +1232,9 @@ void fw_tree_free(struct fw_tree *t)
 		free(t->blobs[i].more), free(t->blobs[i].branch);
 	for (size_t i = 0; t->texts && i < t->policy.n; i++)
 		free(t->texts[i].path);
+	for (size_t i = 0; i < t->nreads; i++)
+		free(t->reads[i].path);
+	free(t->reads);
 	free(t->texts);
 	if (t->fwfd >= 0)
 		close(t->fwfd);

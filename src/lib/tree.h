@@ -168,6 +168,19 @@ struct fw_name {
 	long blob, link; /* index into blobs / links, or -1 */
 };
 
+/* A file of the tree whose bytes the model was built from, each read once:
+ * the digest of exactly the bytes parsed or judged. The pins of a tree
+ * (fw_pins_collect) take these digests instead of reading the files again,
+ * so a signed install checks the very bytes its model holds: a writer who
+ * swaps a file between two reads cannot slip unsigned content in. */
+struct fw_tree_read {
+	char *path;                    /* below the root: "WHENCE", "manifests/packages", ... */
+	uint8_t sha256[FW_SHA256_LEN]; /* unless presence */
+	bool presence;                 /* not read: only that it is there counted (a
+					* source file behind a blob's verdict) */
+	bool changed;                  /* read twice, and the bytes differed */
+};
+
 struct fw_selection;
 
 struct fw_tree {
@@ -191,6 +204,8 @@ struct fw_tree {
 	struct fw_text *texts; /* one per policy.v entry, same order */
 	int fwfd;              /* firmware/, or -1 when it cannot be opened */
 	int fw_err;            /* why not (-errno), else 0 */
+	struct fw_tree_read *reads; /* sorted by path, one per path */
+	size_t nreads, cap_reads;
 };
 
 /* Load the tree at root. Syntax errors in its files go to d; the model is
@@ -203,6 +218,10 @@ int fw_tree_load(struct fw_tree *t, const char *root, struct fw_diag *d);
  * the verdicts import gave. */
 int fw_tree_load_content(struct fw_tree *t, const char *root, int contentfd, struct fw_diag *d);
 void fw_tree_free(struct fw_tree *t);
+
+/* What the model took from the tree file at path (below the root), or NULL
+ * when it did not read it. */
+const struct fw_tree_read *fw_tree_read_find(const struct fw_tree *t, const char *path);
 
 /* The licence text of a policy id, or NULL when the policy lacks it. */
 const struct fw_text *fw_tree_text(const struct fw_tree *t, const char *id);

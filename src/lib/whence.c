@@ -418,6 +418,92 @@ static int entry_line(struct parser *p, enum fw_entry_kind kind, const char *res
 	return 0;
 }
 
+/* ASCII only: a WHENCE keyword is ASCII, and the locale must not matter. */
+static char kw_fold(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool kw_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The distance between a and b, case folded, counting an insertion, a
+ * deletion, a substitution or a swap of two neighbours as one (optimal
+ * string alignment); both at most KW_TOKEN_MAX bytes. */
+#define KW_TOKEN_MAX 32
+static unsigned kw_distance(const char *a, size_t n, const char *b, size_t m)
+{
+	unsigned dp[KW_TOKEN_MAX + 1][KW_TOKEN_MAX + 1];
+
+	for (size_t i = 0; i <= n; i++)
+		dp[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= m; j++)
+		dp[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= n; i++) {
+		for (size_t j = 1; j <= m; j++) {
+			unsigned c = kw_fold(a[i - 1]) != kw_fold(b[j - 1]), v;
+
+			v = dp[i - 1][j - 1] + c;
+			if (dp[i - 1][j] + 1 < v)
+				v = dp[i - 1][j] + 1;
+			if (dp[i][j - 1] + 1 < v)
+				v = dp[i][j - 1] + 1;
+			if (i > 1 && j > 1 && kw_fold(a[i - 1]) == kw_fold(b[j - 2]) &&
+			    kw_fold(a[i - 2]) == kw_fold(b[j - 1]) && dp[i - 2][j - 2] + 1 < v)
+				v = dp[i - 2][j - 2] + 1;
+			dp[i][j] = v;
+		}
+	}
+	return dp[n][m];
+}
+
+/* A line that reads as a keyword nobody defined: it opens with a word
+ * (letters, digits, '-', '_', inner blanks) and a colon, and that word,
+ * blanks dropped and case folded, is at most one edit from a keyword
+ * ("Fiel:", "file:", "Raw File:", "Lisence:", "Verison:"), three from the
+ * long SPDX-License-Identifier ("SPDX License Identifer:"). Anything else is
+ * prose, as upstream's readers take it: "Originates from: ...", "https:",
+ * "Origin:", "md5sum:", "Notice:" occur in real WHENCE files and licence
+ * texts ("LICENSEES:", two edits from License:, is why seven-letter
+ * keywords get one edit, not two), and tests/unit/test-whence.c checks that
+ * none of the real WHENCE files gives such a finding. The nearest keyword,
+ * or NULL. */
+static const char *near_keyword(const char *s, const char *e, size_t *toklen)
+{
+	char word[KW_TOKEN_MAX];
+	const char *q, *best = NULL;
+	size_t n = 0;
+	unsigned bestd = ~0u;
+
+	if (s == e || !kw_alpha(*s))
+		return NULL;
+	for (q = s; q < e && *q != ':'; q++) {
+		if (*q == ' ' || *q == '\t')
+			continue;
+		if (!kw_alpha(*q) && !(*q >= '0' && *q <= '9') && *q != '-' && *q != '_')
+			return NULL;
+		if (n == sizeof(word))
+			return NULL;
+		word[n++] = *q;
+	}
+	if (q == e)
+		return NULL;
+	for (size_t i = 0; i < FW_ARRAY_SIZE(keywords); i++) {
+		const char *kw = keywords[i].word;
+		size_t k = strlen(kw) - 1; /* without its colon */
+		unsigned d = kw_distance(word, n, kw, k);
+
+		if (d < bestd && d <= (k >= 10 ? 3u : 1u)) {
+			bestd = d;
+			best = kw;
+		}
+	}
+	*toklen = (size_t)(q - s) + 1;
+	return best;
+}
+
 static int parse_line(struct parser *p, const char *s, const char *e)
 {
 	struct fw_whence *w = p->w;
@@ -432,8 +518,25 @@ static int parse_line(struct parser *p, const char *s, const char *e)
 	kw = fw_whence_keyword(s, (size_t)(e - s), &kwlen);
 	rest = s + kwlen;
 	switch (kw) {
-	case FW_KW_NONE:
-		return 0; /* prose */
+	case FW_KW_NONE: {
+		/* Prose, unless it reads as a misspelt keyword: a "Fiel:" line
+		 * silently dropped would leave its blob unlisted, and the first
+		 * finding then blames the blob, not the line. */
+		size_t toklen = 0;
+		const char *near = near_keyword(s, e, &toklen);
+
+		if (near) {
+			char *tok = fw_strndup(s, toklen);
+
+			if (!tok)
+				return -ENOMEM;
+			fw_diag_add(p->d, w->path, p->line, "unknown keyword '%s'; did you mean '%s'?",
+				    fw_esc(tok), near);
+			w->errors++;
+			free(tok);
+		}
+		return 0;
+	}
 	case FW_KW_DRIVER:
 		return driver_line(p, rest, e);
 	case FW_KW_FILE:

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the signed pins' format: written, read back, and every malformed form refused. */
+/* Unit tests of the signed pins: their format (written, read back, every malformed form refused) and what they vouch for. */
 #include "unit.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "digest.h"
+#include "util.h"
 
 #include "sign.h"
 
@@ -91,4 +95,63 @@ TEST(pins_malformed_refused)
 	CHECK(refused(HEAD "#serial 1\n" SHA_A "  a\n" SHA_B "  a\n", 5, "a: out of order or repeated"));
 	CHECK(refused(HEAD "#serial 1\n" SHA_A "  ../etc/passwd\n", 4, "../etc/passwd"));
 	CHECK(refused(HEAD "#serial 1\n" SHA_A "  /etc/passwd\n", 4, "absolute name"));
+}
+
+/* The pins vouch for what the model was built from: a file the model read
+ * is pinned with the digest of the bytes it read, not read again (a file
+ * changed since is not what the pins take), and a source file a verdict
+ * rested on, gone since, is refused by name. */
+TEST(pins_are_what_the_model_read)
+{
+	char dir[] = "/tmp/fwdist-unit-sign.XXXXXX", cmd[512], *whence = NULL;
+	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
+	struct fw_pins p = { 0 };
+	struct fw_diag d = { 0 };
+	const struct fw_tree_read *rd;
+	uint8_t sum[FW_SHA256_LEN];
+	size_t k;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	/* The base fixture, alpha's source a directory with one file in it. */
+	snprintf(cmd, sizeof(cmd), "cp -a tests/fixtures/base/. %s && mkdir %s/firmware/alpha/src.d && "
+		 "echo a >%s/firmware/alpha/src.d/a.S && sed -i 's|^Source: alpha/alpha.src$|Source: "
+		 "alpha/src.d|' %s/WHENCE", dir, dir, dir, dir);
+	CHECK_EQ_INT(system(cmd), 0);
+	CHECK_EQ_INT(fw_tree_load(&t, dir, &d), 0);
+	rd = fw_tree_read_find(&t, "WHENCE");
+	CHECK(rd && !rd->presence && !rd->changed);
+	rd = fw_tree_read_find(&t, "firmware/alpha/src.d/a.S");
+	CHECK(rd && rd->presence);
+	CHECK(fw_tree_read_find(&t, "manifests/packages") != NULL);
+	CHECK(fw_tree_read_find(&t, "LICENSES/GPL-2.0-or-later.txt") != NULL);
+	CHECK_EQ_INT(fw_pins_collect(&t, &p, &d), 0);
+	CHECK_NDIAG(&d, 0);
+	/* WHENCE changed after the model read it: pinned as read. */
+	snprintf(cmd, sizeof(cmd), "%s/WHENCE", dir);
+	CHECK((f = fopen(cmd, "ae")) != NULL);
+	fputs("Link: evil.bin -> alpha/alpha.bin\n", f);
+	fclose(f);
+	fw_pins_free(&p);
+	CHECK_EQ_INT(fw_pins_collect(&t, &p, &d), 0);
+	for (k = 0; k < p.n && strcmp(p.v[k].path, "WHENCE") != 0; k++)
+		;
+	CHECK(k < p.n);
+	CHECK(memcmp(p.v[k].sha256, fw_tree_read_find(&t, "WHENCE")->sha256, FW_SHA256_LEN) == 0);
+	CHECK_EQ_INT(fw_read_text(t.rootfd, "WHENCE", &whence, &(size_t){ 0 }), 0);
+	CHECK_EQ_INT(fw_sha256_buf(whence, strlen(whence), sum), 0);
+	free(whence);
+	CHECK(memcmp(p.v[k].sha256, sum, FW_SHA256_LEN) != 0);
+	fw_pins_free(&p);
+	/* The source that made alpha free, gone: refused by name. */
+	snprintf(cmd, sizeof(cmd), "%s/firmware/alpha/src.d/a.S", dir);
+	CHECK_EQ_INT(unlink(cmd), 0);
+	CHECK_EQ_INT(fw_pins_collect(&t, &p, &d), -EBADMSG);
+	CHECK_NDIAG(&d, 1);
+	CHECK_DIAG_IN(&d, 0, "firmware/alpha/src.d/a.S", 0, "cannot be pinned: gone since fwdist found it");
+	CHECK(p.n == 0);
+	fw_diag_free(&d);
+	fw_tree_free(&t);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_EQ_INT(system(cmd), 0);
 }
