@@ -116,6 +116,9 @@ $(foreach t,$(FUZZ_TEXT),$(eval $(call fuzz_rule,$(t),fuzz-text.c)))
 $(foreach t,$(FUZZ_IMAGE),$(eval $(call fuzz_rule,$(t),fuzz-image.c)))
 $(eval $(call fuzz_rule,tree,fuzz-tree.c))
 $(eval $(call fuzz_rule,replaces,fuzz-replaces.c))
+# The metainfo writer: its XML checked for well-formedness.
+FUZZ_BINS += build-fuzz/fuzz/fuzz-metainfo
+$(eval $(call fuzz_rule,metainfo,fuzz-metainfo.c))
 
 fuzz-lib:
 	@$(MAKE) -s FUZZ=1 lib

@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,11 +43,56 @@ static struct {
 	const char *cmd;
 	struct fw_progress *p;
 	struct timespec t0;
-	unsigned interval_ms, cols;
+	unsigned interval_ms;
+	size_t width; /* columns the line may take: the terminal's less one */
 	size_t drawn; /* columns of the line on the screen now; 0: none */
+	struct sigaction old_winch;
 } prog = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 #define PROGRESS_INTERVAL_MS 200
+/* A terminal that does not say its width (0 columns: a serial console, a
+ * pty nobody sized) is taken as the traditional 80. */
+#define PROGRESS_DEFAULT_COLS 80
+
+/* Set by the SIGWINCH handler, taken by the next draw or clear, which read
+ * the width anew. An atomic int, not a volatile sig_atomic_t: the signal
+ * lands on any thread and the drawing thread reads it; lock-free, so it
+ * may be written in a handler (C11 7.14.1.1). */
+static atomic_int winched;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the SIGWINCH flag must be lock-free");
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	atomic_store_explicit(&winched, 1, memory_order_relaxed);
+}
+
+/* The columns the line may take: one less than the terminal's, so that the
+ * cursor after it never reaches the last column (a terminal wraps there,
+ * and a wrapped line cannot be redrawn with a carriage return). A 1-column
+ * terminal leaves none: nothing is drawn. */
+static size_t progress_width(void)
+{
+	struct winsize ws;
+	size_t cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+
+	if (!cols)
+		cols = PROGRESS_DEFAULT_COLS;
+	return cols - 1;
+}
+
+/* With prog.lock held: after a SIGWINCH, the width anew. What is on the
+ * screen is taken as cut to it (a terminal that narrows drops what is past
+ * its edge), so that neither the blanks of a shorter line nor a clear
+ * write past the new edge and wrap into a second line. */
+static void progress_resized_locked(void)
+{
+	if (!atomic_exchange_explicit(&winched, 0, memory_order_relaxed))
+		return;
+	prog.width = progress_width();
+	if (prog.drawn > prog.width)
+		prog.drawn = prog.width;
+}
 
 static void write_all_stderr(const char *buf, size_t len)
 {
@@ -65,8 +112,10 @@ static void write_all_stderr(const char *buf, size_t len)
 static void progress_clear_locked(void)
 {
 	char buf[258];
-	size_t n = prog.drawn;
+	size_t n;
 
+	progress_resized_locked();
+	n = prog.drawn;
 	if (!n)
 		return;
 	fflush(stderr);
@@ -95,6 +144,7 @@ static void progress_draw_locked(void)
 	char line[256], buf[258];
 	size_t n, w = sizeof(line) - 1;
 
+	progress_resized_locked();
 	if (!ft)
 		return; /* the work is not known yet */
 	n = (size_t)fw_progress_format(line, sizeof(line), prog.cmd,
@@ -104,10 +154,12 @@ static void progress_draw_locked(void)
 				       elapsed_ms(&prog.t0));
 	/* Within the terminal's width: a line that wraps cannot be redrawn
 	 * with a carriage return. */
-	if (prog.cols > 1 && prog.cols - 1 < w)
-		w = prog.cols - 1;
+	if (prog.width < w)
+		w = prog.width;
 	if (n > w)
 		n = w;
+	if (!n && !prog.drawn)
+		return; /* a 1-column terminal: no room for a line */
 	buf[0] = '\r';
 	memcpy(buf + 1, line, n);
 	/* Blank what is left of a longer line before. */
@@ -157,7 +209,7 @@ static unsigned progress_interval(void)
 struct fw_progress *fw_cli_progress_start(const struct fw_cli *c, struct fw_progress *p)
 {
 	pthread_condattr_t ca;
-	struct winsize ws;
+	struct sigaction sa;
 
 	if (c->quiet || fw_json || prog.running || !isatty(STDERR_FILENO))
 		return NULL;
@@ -166,22 +218,34 @@ struct fw_progress *fw_cli_progress_start(const struct fw_cli *c, struct fw_prog
 	prog.stop = false;
 	prog.drawn = 0;
 	prog.interval_ms = progress_interval();
-	prog.cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+	atomic_store(&winched, 0);
+	prog.width = progress_width();
+	/* A resized terminal says so with SIGWINCH: the next draw reads the
+	 * width anew. SA_RESTART: the command's own reads and writes are not
+	 * cut short by it. The old action comes back at the stop. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_winch;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGWINCH, &sa, &prog.old_winch);
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 	if (pthread_condattr_init(&ca) != 0)
-		return NULL;
+		goto fail;
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	if (pthread_cond_init(&prog.wake, &ca) != 0) {
 		pthread_condattr_destroy(&ca);
-		return NULL;
+		goto fail;
 	}
 	pthread_condattr_destroy(&ca);
 	if (pthread_create(&prog.thread, NULL, progress_loop, NULL) != 0) {
 		pthread_cond_destroy(&prog.wake);
-		return NULL; /* no line: the command runs as without a terminal */
+		goto fail; /* no line: the command runs as without a terminal */
 	}
 	prog.running = true;
 	return p;
+fail:
+	sigaction(SIGWINCH, &prog.old_winch, NULL);
+	return NULL;
 }
 
 void fw_cli_progress_stop(void)
@@ -198,6 +262,7 @@ void fw_cli_progress_stop(void)
 	pthread_mutex_lock(&prog.lock);
 	progress_clear_locked();
 	pthread_mutex_unlock(&prog.lock);
+	sigaction(SIGWINCH, &prog.old_winch, NULL);
 }
 
 void fw_print_diag(const struct fw_diag *d)

@@ -668,6 +668,20 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
+/* Of the valid UTF-8 that field_ok lets through, what XML 1.0's Char
+ * production still leaves out: U+FFFE and U+FFFF (surrogates are not
+ * valid UTF-8; every other control is refused by field_ok). A metainfo
+ * holding one is not XML, and appstreamcli rejects the whole file. Its code
+ * point in hex, or NULL. */
+static const char *xml_nonchar(const char *s)
+{
+	if (strstr(s, "\xef\xbf\xbe"))
+		return "FFFE";
+	if (strstr(s, "\xef\xbf\xbf"))
+		return "FFFF";
+	return NULL;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -744,6 +758,11 @@ static int metainfo_with(FILE *f, const struct fw_plan *p, int pkg, const struct
 			fw_diag_add(d, t->whence.path, v[i]->link ? v[i]->link->e->line : v[i]->blob->e->line,
 				    "%s: not one line of UTF-8 text; AppStream cannot name it",
 				    fw_esc(v[i]->name));
+			r = -EINVAL;
+		} else if (xml_nonchar(v[i]->name)) {
+			fw_diag_add(d, t->whence.path, v[i]->link ? v[i]->link->e->line : v[i]->blob->e->line,
+				    "%s: holds U+%s, which XML cannot carry; AppStream cannot name it",
+				    fw_esc(v[i]->name), xml_nonchar(v[i]->name));
 			r = -EINVAL;
 		}
 		for (size_t k = 0; k < nlic && spdx && !seen; k++)

@@ -148,7 +148,10 @@ static int put_file(const struct fw_tree *t, const struct fw_plan_entry *e, int 
 	close(fd);
 out:
 	close(src);
-	close(pfd);
+	/* A name at the top of the tree (no '/') has dirfd itself as its
+	 * parent: that is the caller's, still needed for the next name. */
+	if (pfd != dirfd)
+		close(pfd);
 	return r;
 }
 

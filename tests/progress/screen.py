@@ -10,10 +10,20 @@
 #                           trailing blanks (over a longer one) dropped
 #   screen.py cleared ERR   exit 0 when the bytes end with the cursor at the
 #                           start of an empty line (nothing left drawn)
+#   screen.py fits ERR FROM COLS
+#                           the bytes from offset FROM on (after a resize to
+#                           COLS columns): exit 1 if a segment, blanks
+#                           included, is wider than COLS - 1, but for the
+#                           first (a line drawn before the command saw the
+#                           resize); prints the number of the others that
+#                           are not all blanks (lines drawn at the new width)
 import sys
 
 mode, path = sys.argv[1], sys.argv[2]
-data = open(path, "rb").read().decode("utf-8", "replace")
+raw = open(path, "rb").read()
+if mode == "fits":
+    raw = raw[int(sys.argv[3]):]
+data = raw.decode("utf-8", "replace")
 lines, cur, pos = [], [], 0
 segs, seg = [], None
 for ch in data:
@@ -42,6 +52,14 @@ elif mode == "lines":
     for s in segs:
         if s.strip():
             print(s.rstrip())
+elif mode == "fits":
+    cols, bad = int(sys.argv[4]), 0
+    for s in segs[1:]:
+        if len(s) > cols - 1:
+            print("wider than %d columns: %r" % (cols - 1, s), file=sys.stderr)
+            bad = 1
+    print(sum(1 for s in segs[1:] if s.strip()))
+    sys.exit(bad)
 elif mode == "cleared":
     sys.exit(0 if not last and pos == 0 else 1)
 else:
