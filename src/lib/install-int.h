@@ -133,5 +133,11 @@ int inst_check_release(struct ctx *c, const bool *touched);
 /* After a complete install: remove the old names, keep the changed ones,
  * write the records. */
 int inst_finish_records(struct ctx *c, struct fw_install_result *res);
+/* After a failed install that wrote something: the records list every
+ * name it put in place (as the plan's package's) besides what they listed
+ * and is still there, so that uninstall removes what fwdist wrote and
+ * neither it nor verify calls it changed. No old name is removed, no
+ * release raised. Nothing written: the records are not touched. */
+int inst_record_written(struct ctx *c);
 
 #endif

@@ -183,7 +183,7 @@ static int add_stage(struct ctx *c, const char *final)
  * link or a file where the new one has a directory) is switched. */
 int inst_check_parents(struct ctx *c, struct item *it)
 {
-	const char *final = it->pe->final, *p = final, *slash;
+	const char *final = it->pe->final, *p = final, *slash, *owner;
 	int cur = c->destfd, r = 0;
 
 	while ((slash = strchr(p, '/'))) {
@@ -214,7 +214,15 @@ int inst_check_parents(struct ctx *c, struct item *it)
 				r = -ENOMEM;
 				break;
 			}
-			if (c->o->force || (e && fw_rec_entry_state(c->destfd, e) == FW_REC_SAME))
+			if ((owner = fw_dpkg_owner(c->o->dpkg, prefix))) {
+				/* A symlink (or file) a Debian package put there:
+				 * the names below it are that package's to serve,
+				 * and even --force does not switch it. */
+				it->dpkg = true;
+				it->ok = 1;
+				it->owner = owner;
+				fw_dpkg_tally_add(&c->tally, owner, final, false);
+			} else if (c->o->force || (e && fw_rec_entry_state(c->destfd, e) == FW_REC_SAME))
 				r = add_stage(c, prefix);
 			else if (e)
 				inst_fail(it, "%s: %s is %s (--force replaces it)", fw_esc(final),

@@ -3,10 +3,13 @@
 #include "install-int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "util.h"
@@ -306,6 +309,132 @@ out:
 	free(old);
 	free(state);
 	fw_dirset_free(&dirs);
+	return r;
+}
+
+/* Did this install put the item in place itself (a copy written, a
+ * symlink made), rather than find it there or leave it to dpkg? */
+static bool written(const struct item *it)
+{
+	if (!it->ok || it->dpkg)
+		return false;
+	return it->pe->kind == FW_PLAN_LINK ? it->made : !it->unchanged;
+}
+
+/* The item in place at name (the plan's entry of that final name). */
+static const struct item *item_at(const struct ctx *c, const char *name)
+{
+	const struct fw_plan_entry *pe = fw_plan_find(c->p, name);
+	size_t i = pe ? (size_t)(pe - c->p->v) : c->nitems;
+
+	if (i >= c->nitems || !c->items[i].ok || c->items[i].dpkg)
+		return NULL;
+	return &c->items[i];
+}
+
+/* Is there still something at the entry's name, reached without a
+ * symlink? (Not its content: an entry kept is checked when it is acted
+ * on, as after any install.) */
+static bool still_there(int fwfd, const struct fw_rec_entry *e)
+{
+	const char *leaf;
+	struct stat st;
+	int pfd = fw_open_parent(fwfd, e->name, 0, &leaf);
+	bool there;
+
+	if (pfd < 0)
+		return false;
+	there = fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (pfd != fwfd)
+		close(pfd);
+	return there;
+}
+
+int inst_record_written(struct ctx *c)
+{
+	const struct fw_tree *t = c->t;
+	struct fw_record *nr = calloc(t->split.npkgs + 1, sizeof(*nr));
+	bool *dirty = calloc(t->split.npkgs + 1, sizeof(*dirty)), any = false;
+	int r = 0;
+
+	for (size_t i = 0; i < c->nitems && !any; i++)
+		any = written(&c->items[i]);
+	if (!nr || !dirty) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!any)
+		goto out; /* nothing written: the records stay exactly as they were */
+	/* Each record not a Debian package's: what it lists, but a name this
+	 * install put in place (recorded below, as the plan's package's), and
+	 * a name no longer there (an old variant this install removed, the
+	 * old entry where it switched a directory; a complete install
+	 * forgets those too). Nothing else is removed: the old names stay
+	 * recorded, and the next complete install (or uninstall) removes them. */
+	for (size_t i = 0; i < c->rec.n && r == 0; i++) {
+		struct fw_record *rec = &c->rec.v[i];
+		size_t w = 0, n = rec->n;
+		bool marked;
+
+		if (inst_rec_owner(c, rec, &marked))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			struct fw_rec_entry *e = &rec->v[j];
+
+			if (!item_at(c, e->name) && still_there(c->destfd, e)) {
+				rec->v[w++] = *e;
+				continue;
+			}
+			free(e->name);
+			free(e->target);
+		}
+		rec->n = w;
+		if (w != n) {
+			int k = fw_split_find(&t->split, rec->package);
+
+			if (k >= 0)
+				dirty[k] = true;
+			else
+				r = w ? fw_record_write(c->destfd, rec) :
+					fw_record_remove(c->destfd, rec->package);
+		}
+	}
+	for (size_t i = 0; i < c->nitems && r == 0; i++) {
+		const struct item *it = &c->items[i];
+
+		if (it->ok && !it->dpkg && it->pe->pkg >= 0) {
+			r = record_item(&nr[it->pe->pkg], it);
+			dirty[it->pe->pkg] = true;
+		}
+	}
+	for (size_t k = 0; k < t->split.npkgs && r == 0; k++) {
+		struct fw_record *was = fw_records_get(&c->rec, t->split.pkgs[k].name);
+
+		if (!dirty[k])
+			continue;
+		nr[k].package = t->split.pkgs[k].name;
+		for (size_t j = 0; was && j < was->n && r == 0; j++)
+			r = fw_record_add(&nr[k], &was->v[j]);
+		/* The release is not raised: this one is not installed whole.
+		 * (A rerun of it passes check_release all the same.) */
+		if (was)
+			nr[k].release = was->release;
+		if (c->o->packaged)
+			nr[k].packaged = nr[k].package;
+		if (r == 0)
+			r = nr[k].n ? fw_record_write(c->destfd, &nr[k]) :
+				      fw_record_remove(c->destfd, nr[k].package);
+	}
+out:
+	for (size_t k = 0; nr && k < t->split.npkgs; k++) {
+		for (size_t i = 0; i < nr[k].n; i++) {
+			free(nr[k].v[i].name);
+			free(nr[k].v[i].target);
+		}
+		free(nr[k].v);
+	}
+	free(nr);
+	free(dirty);
 	return r;
 }
 

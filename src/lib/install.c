@@ -399,9 +399,9 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 		drop_old_variants(&c);
 	settle(&c);
 	count(&c, res);
-	/* The record changes only after a complete install: a failed one
-	 * keeps the old record, and the next run adopts what this one wrote
-	 * (its content matches) and finishes the job. */
+	/* The old names go, and the release is raised, only after a
+	 * complete install; a failed one records what it wrote (below), and
+	 * the next run reads it back as unchanged and finishes the job. */
 	if (res->failed == 0) {
 		r = inst_finish_records(&c, res);
 		if (r < 0) {
@@ -411,6 +411,18 @@ int fw_install(const struct fw_plan *p, int fwfd, const struct fw_install_opts *
 			r = 0;
 		}
 		res->failed += res->kept;
+	} else if (!c.settle_err) {
+		/* A failed install is not undone (each name is old or new,
+		 * and what it put in place serves): what it wrote is recorded,
+		 * so that uninstall removes it and verify knows it as fwdist's.
+		 * (Not when syncfs failed: what is on disk cannot be told.) */
+		int rr = inst_record_written(&c);
+
+		if (rr < 0) {
+			fw_diag_add(d, FW_RECORD_DIR, 0, "cannot write the install record: %s",
+				    strerror(-rr));
+			res->failed++;
+		}
 	}
 out:
 	/* Said even when nothing else was done: why those names stay. */
