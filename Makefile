@@ -251,6 +251,7 @@ quick: tools firmware $(UNIT_BIN) $(SNAPSHOT)
 	tests/deps-cycles $(LIB_OBJ) || s=1; \
 	FWDIST=$(abspath $(FWDIST)) FWDIST_SNAPSHOT=$(abspath $(SNAPSHOT)) BUILD=$(BUILD) tests/runners || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/options-documented || s=1; \
+	tests/man-render || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/completion/run || s=1; \
 	if command -v reuse >/dev/null; then \
 		reuse lint -q 2>/dev/null && echo "reuse-lint: ok" || { reuse lint | sed -n '/BAD LICENSES/,/^# SUMMARY/p'; s=1; }; \
