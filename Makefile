@@ -257,6 +257,8 @@ quick: tools firmware $(UNIT_BIN) $(SNAPSHOT)
 	tests/deps-cycles $(LIB_OBJ) || s=1; \
 	FWDIST=$(abspath $(FWDIST)) FWDIST_SNAPSHOT=$(abspath $(SNAPSHOT)) BUILD=$(BUILD) tests/runners || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/options-documented || s=1; \
+	FWDIST=$(abspath $(FWDIST)) tests/options-parse || s=1; \
+	tests/man-render || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/completion/run || s=1; \
 	if command -v reuse >/dev/null; then \
 		reuse lint -q 2>/dev/null && echo "reuse-lint: ok" || { reuse lint | sed -n '/BAD LICENSES/,/^# SUMMARY/p'; s=1; }; \
@@ -334,7 +336,10 @@ bench:
 COMPRESS ?= none
 DEDUP    ?=
 PACKAGE  ?=
-FWDIST_INSTALL_OPTS = --destdir "$(DESTDIR)" --firmware-dir "$(FIRMWAREDIR)" \
+# No DESTDIR: the live system, which fwdist takes without --destdir (it
+# refuses an empty one, the mark of an unset variable).
+FWDIST_INSTALL_OPTS = $(if $(DESTDIR),--destdir "$(DESTDIR)") \
+	$(if $(FIRMWAREDIR),--firmware-dir "$(FIRMWAREDIR)") \
 	$(if $(PACKAGE),--package "$(PACKAGE)")
 
 install: tools firmware

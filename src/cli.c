@@ -32,6 +32,17 @@
 const char *fw_tree_root = ".";
 bool fw_json;
 
+/* The promise of --json (fwdist(1), JSON OUTPUT): one JSON value on
+ * standard output on every path. A command whose table has --json is
+ * pending from its parse on; it is written once the command starts its
+ * own value (fw_cli_json_begin). A path that ends before that (a usage
+ * error, a destination that cannot be opened, ...) gets check's object of
+ * what was said on standard error, written by fw_cli_json_end: so no
+ * path, however it fails, leaves a consumer with nothing to parse. */
+static enum { JSON_NONE, JSON_PENDING, JSON_WRITTEN } json_state;
+/* Under --json: each message said on standard error, for that object. */
+static struct fw_diag json_said;
+
 /* The progress line: its drawing thread, and the lock every write to
  * standard error of a message takes, so that a message never lands in the
  * middle of a half-drawn line: the line is cleared first. */
@@ -278,10 +289,30 @@ void fw_print_diag(const struct fw_diag *d)
 			fprintf(stderr, "fwdist: %s: %s\n", m->file, m->text);
 		else
 			fprintf(stderr, "fwdist: %s\n", m->text);
+		if (fw_json)
+			fw_diag_add(&json_said, m->file, m->line, "%s", m->text);
 	}
 	if (d->nomem)
 		fprintf(stderr, "fwdist: out of memory: some findings were lost\n");
+	if (d->nomem && fw_json)
+		json_said.nomem = 1;
 	pthread_mutex_unlock(&prog.lock);
+}
+
+/* Under --json, keep the message of fw_err or fw_usage for the object
+ * fw_cli_json_end may write. */
+static void json_keep(const char *fmt, va_list ap)
+{
+	char *text;
+
+	if (!fw_json)
+		return;
+	if (vasprintf(&text, fmt, ap) < 0) {
+		json_said.nomem = 1;
+		return;
+	}
+	fw_diag_add(&json_said, NULL, 0, "%s", text);
+	free(text);
 }
 
 void fw_err(const char *fmt, ...)
@@ -295,6 +326,9 @@ void fw_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	va_start(ap, fmt);
+	json_keep(fmt, ap);
+	va_end(ap);
 	pthread_mutex_unlock(&prog.lock);
 }
 
@@ -307,6 +341,9 @@ int fw_usage(const char *cmd, const char *fmt, ...)
 	fputs("fwdist: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	va_start(ap, fmt);
+	json_keep(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'fwdist %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
 	pthread_mutex_unlock(&prog.lock);
@@ -376,9 +413,12 @@ static int build_selection(struct fw_cli *s, const struct fw_tree *t, const char
 	return EXIT_OK;
 }
 
-void fw_cli_findings_json(const struct fw_diag *d, bool with_exit)
+/* check's object: {"ok":...,"findings":[...]}, with ,"exit":ex when ex
+ * is not -1. Not ok when there is a finding or the exit is not 0. */
+static void findings_json(const struct fw_diag *d, int ex)
 {
-	printf("{\"ok\":%s,\"findings\":[", d->n || d->nomem ? "false" : "true");
+	fw_cli_json_begin();
+	printf("{\"ok\":%s,\"findings\":[", d->n || d->nomem || ex > 0 ? "false" : "true");
 	for (size_t i = 0; i < d->n; i++) {
 		printf("%s{\"file\":", i ? "," : "");
 		fw_json_str(stdout, d->v[i].file);
@@ -386,7 +426,35 @@ void fw_cli_findings_json(const struct fw_diag *d, bool with_exit)
 		fw_json_str(stdout, d->v[i].text);
 		printf("}");
 	}
-	printf(with_exit ? "],\"exit\":%d}\n" : "]}\n", EXIT_FINDING);
+	if (d->nomem)
+		printf("%s{\"file\":\"\",\"line\":0,\"message\":\"out of memory: some findings "
+		       "were lost\"}", d->n ? "," : "");
+	printf(ex >= 0 ? "],\"exit\":%d}\n" : "]}\n", ex);
+}
+
+void fw_cli_findings_json(const struct fw_diag *d, bool with_exit)
+{
+	findings_json(d, with_exit ? EXIT_FINDING : -1);
+}
+
+void fw_cli_json_begin(void)
+{
+	if (json_state == JSON_PENDING)
+		json_state = JSON_WRITTEN;
+}
+
+void fw_cli_json_end(int ex)
+{
+	if (json_state == JSON_PENDING) {
+		/* A failure nothing said (there should be none): the exit
+		 * alone would leave "findings" empty beside "ok":false. */
+		if (ex != EXIT_OK && !json_said.n && !json_said.nomem)
+			fw_diag_add(&json_said, NULL, 0, "failed (exit %d)", ex);
+		findings_json(&json_said, ex);
+	}
+	json_state = JSON_NONE;
+	fw_diag_free(&json_said);
+	memset(&json_said, 0, sizeof(json_said));
 }
 
 int fw_cli_prepare(struct fw_cli *c, struct fw_tree *t, struct fw_diag *d, const char *refuse)
@@ -600,27 +668,69 @@ static int parse_memory(struct fw_cli *c, const char *arg)
 	return -1;
 }
 
+/* The spelling of the option getopt_long just returned, for a message:
+ * the long name given (idx, -1 for none) or the letter. */
+static const char *opt_spelling(char *buf, size_t size, const struct option *opts, int idx,
+				int letter)
+{
+	if (idx >= 0)
+		snprintf(buf, size, "--%s", opts[idx].name);
+	else
+		snprintf(buf, size, "-%c", letter);
+	return buf;
+}
+
+/* Did the call of getopt_long that started at optind at (0: the first)
+ * read a whole word that is a long option ("--name", "--name=value")?
+ * Else it read a letter, perhaps one of a group ("-qj"). */
+static bool long_word(int argc, char **argv, int at)
+{
+	return optind > (at ? at : 1) && optind - 1 < argc && strncmp(argv[optind - 1], "--", 2) == 0;
+}
+
+/* Is --json among the options of argv, as the parse below reads them (an
+ * option's value "--json" is no --json)? Asked first, so that a usage
+ * error met before it is still said as --json promises. */
+static bool json_asked(int argc, char **argv, const char *sopts, const struct option *opts)
+{
+	bool json = fw_json;
+	int ch;
+
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, sopts, opts, NULL)) != -1)
+		json |= ch == FW_OPT_JSON;
+	optind = 0;
+	return json;
+}
+
 int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_help *h,
 		 int (*handle)(void *ctx, int opt, const char *arg), void *ctx)
 {
-	size_t nopts = 0, n = 0, ns = 0;
+	size_t nopts = 0, n = 0, ns = 0, nops = 0;
 	struct option *opts;
-	char *sopts;
+	char *sopts, **ops;
+	char name[64];
 	bool json = false;
-	int ch, ret = -1;
+	int ch, idx, at, ret = -1;
 
 	for (const struct fw_cli_opt *o = h->opts; o->name || o->help; o++)
 		nopts++;
 	/* Each entry: its name, its alias, its letter with a colon. */
 	opts = calloc(2 * nopts + 3, sizeof(*opts));
-	sopts = calloc(2 * nopts + 3, 1);
-	if (!opts || !sopts) {
+	sopts = calloc(2 * nopts + 4, 1);
+	ops = calloc((size_t)argc + 1, sizeof(*ops));
+	if (!opts || !sopts || !ops) {
 		free(opts);
 		free(sopts);
+		free(ops);
 		fw_err("out of memory");
 		return EXIT_FINDING;
 	}
-	sopts[ns++] = '+';
+	/* '-': options and operands in any order, each operand handed back
+	 * in its place (code 1), whatever POSIXLY_CORRECT says, until "--"
+	 * ends the options; ':': a missing value told from an unknown option. */
+	sopts[ns++] = '-';
+	sopts[ns++] = ':';
 	sopts[ns++] = 'h';
 	for (const struct fw_cli_opt *o = h->opts; o->name || o->help; o++) {
 		int has = o->arg ? required_argument : no_argument;
@@ -639,8 +749,25 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_he
 	}
 	opts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
 	opts[n++] = (struct option){ "list-options", no_argument, NULL, OPT_LIST };
-	while (ret < 0 && (ch = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
+	/* A command that has --json, asked for it: from here on, one JSON
+	 * value whatever happens (fw_cli_json_end). */
+	if (json && json_asked(argc, argv, sopts, opts)) {
+		fw_json = true;
+		json_state = JSON_PENDING;
+	}
+	while (ret < 0 && (idx = -1, at = optind, ch = getopt_long(argc, argv, sopts, opts, &idx)) != -1) {
+		/* An empty value is what an unset variable gives ("--destdir
+		 * $ROOT"): refused, never read as "none" (--destdir "" would
+		 * install into the live system) or as the working directory. */
+		if (ch != 1 && optarg && !*optarg) {
+			ret = fw_usage(c->cmd, "%s: option '%s' needs a value, not an empty one", c->cmd,
+				       opt_spelling(name, sizeof(name), opts, idx, ch));
+			break;
+		}
 		switch (ch) {
+		case 1:
+			ops[nops++] = optarg;
+			break;
 		case FW_OPT_JOBS:
 			ret = parse_jobs(c, optarg);
 			break;
@@ -678,8 +805,21 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_he
 			list_options(h->opts);
 			ret = EXIT_OK;
 			break;
+		case ':':
+			/* The option is the last word: "--destdir" at the end. */
+			ret = fw_usage(c->cmd, "%s: option '%s' needs a value", c->cmd,
+				       long_word(argc, argv, at) ? argv[optind - 1]
+								 : opt_spelling(name, sizeof(name), opts, -1, optopt));
+			break;
 		case '?':
-			ret = fw_usage(c->cmd, "unknown option '%s'", argv[optind - 1]);
+			if (optopt && long_word(argc, argv, at))
+				/* A known long option given a value: "--json=x". */
+				ret = fw_usage(c->cmd, "%s: option '%.*s' takes no value", c->cmd,
+					       (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+			else
+				ret = fw_usage(c->cmd, "unknown option '%s'",
+					       optopt ? opt_spelling(name, sizeof(name), opts, -1, optopt)
+						      : argv[optind - 1]);
 			break;
 		default:
 			ret = handle ? handle(ctx, ch, optarg) : EXIT_USAGE;
@@ -688,18 +828,29 @@ int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_he
 			break;
 		}
 	}
+	/* --help and --list-options print text, asked for. */
+	if (ret == EXIT_OK)
+		json_state = JSON_NONE;
 	/* 'fwdist --json CMD' asks for what CMD does not print: refused as
 	 * 'CMD --json' is, rather than answered in plain text. */
 	if (ret < 0 && fw_json && !json)
 		ret = fw_usage(c->cmd, "unknown option '--json'");
-	if (ret < 0 && optind < argc && (size_t)(argc - optind) > c->max_args)
-		ret = fw_usage(c->cmd, "unexpected argument '%s'", argv[optind + (int)c->max_args]);
 	if (ret < 0) {
-		c->args = argv + optind;
-		c->nargs = (size_t)(argc - optind);
+		/* After "--", every word is an operand. */
+		while (optind < argc)
+			ops[nops++] = argv[optind++];
+		if (nops > c->max_args)
+			ret = fw_usage(c->cmd, "unexpected argument '%s'", ops[c->max_args]);
+	}
+	if (ret < 0) {
+		/* The operands in their order, where the options were. */
+		memcpy(argv + 1, ops, nops * sizeof(*ops));
+		c->args = argv + 1;
+		c->nargs = nops;
 	}
 	free(opts);
 	free(sopts);
+	free(ops);
 	return ret;
 }
 

@@ -28,6 +28,16 @@ struct fw_diag;
  * with ,"exit":1 before the closing brace when with_exit: what a command
  * stopped by the tree's findings writes under --json. */
 void fw_cli_findings_json(const struct fw_diag *d, bool with_exit);
+/* Under --json a command writes one JSON value on standard output on
+ * every path (fwdist(1), JSON OUTPUT). It calls fw_cli_json_begin as it
+ * starts writing its own (fw_cli_findings_json does); main() then calls
+ * fw_cli_json_end with the exit code, which for a command that took --json
+ * and wrote nothing (it failed first: a usage error, a destination it
+ * cannot open, ...) writes check's object of the messages said on
+ * standard error (file and line where they had one) and the exit:
+ * {"ok":false,"findings":[...],"exit":N}. */
+void fw_cli_json_begin(void);
+void fw_cli_json_end(int exit_code);
 
 /* Print "fwdist: FILE:LINE: text" for each message, to stderr. */
 void fw_print_diag(const struct fw_diag *d);
@@ -100,13 +110,17 @@ struct fw_cli {
 
 /* Parse a command's options, those of its table h->opts: the shared ones
  * (FW_OPT_*) here, each of its own to handle(ctx, val, optarg), which
- * returns EXIT_OK or the exit code of a usage error. --help prints the help
+ * returns EXIT_OK or the exit code of a usage error. Options and operands
+ * come in any order ("why NAME --json"), as GNU getopt_long permutes
+ * them, whatever POSIXLY_CORRECT says; "--" ends the options. A value
+ * missing at the end ("--destdir") or empty ("--destdir ''") is a usage
+ * error naming the option. --help prints the help
  * made from h, --list-options each spelling of each option of the table
  * ("--name=" for one whose arg starts with '='),
  * one a line (for shell completion). A global --json (fw_json, set before
  * the command's name) is refused as an unknown option by a command whose
- * table has no --json. At most c->max_args operands may follow the options
- * (c->args, c->nargs). Returns -1 to go on, else the exit code to return
+ * table has no --json. At most c->max_args operands (c->args, c->nargs, in
+ * their order; argv is rearranged). Returns -1 to go on, else the exit code to return
  * (EXIT_OK after --help). */
 int fw_cli_parse(struct fw_cli *c, int argc, char **argv, const struct fw_cli_help *h,
 		 int (*handle)(void *ctx, int opt, const char *arg), void *ctx);

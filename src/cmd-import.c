@@ -146,17 +146,6 @@ static void section(const char *title, const struct fw_strv *s)
 		printf("  %s\n", s->v[i]);
 }
 
-/* Whether option a (as written, "--name") takes the next word as its
- * argument: what the table says, so that the two cannot differ. */
-static bool takes_arg(const char *a)
-{
-	for (const struct fw_cli_opt *p = opts; p->name || p->help; p++)
-		if (p->name && p->arg && a[0] == '-' && a[1] == '-' &&
-		    (strcmp(a + 2, p->name) == 0 || (p->alias && strcmp(a + 2, p->alias) == 0)))
-			return true;
-	return false;
-}
-
 int cmd_import(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("import");
@@ -169,40 +158,6 @@ int cmd_import(int argc, char **argv)
 	int ret, r;
 
 	cli.max_args = 1;
-	/* "import SRC --into DIR": operands may come anywhere; the front end
-	 * stops at the first one, so they are moved after the options. */
-	{
-		char **optv = calloc((size_t)argc + 1, sizeof(*optv));
-		char **ops = calloc((size_t)argc + 1, sizeof(*ops));
-		int no = 0, np = 0;
-
-		if (!optv || !ops) {
-			free(optv);
-			free(ops);
-			fw_err("out of memory");
-			return EXIT_FINDING;
-		}
-		for (int i = 1; i < argc; i++) {
-			const char *a = argv[i];
-
-			if (strcmp(a, "--") == 0) {
-				while (i < argc)
-					ops[np++] = argv[i++];
-				break;
-			}
-			if (a[0] != '-' || !a[1]) {
-				ops[np++] = argv[i];
-				continue;
-			}
-			optv[no++] = argv[i];
-			if (!strchr(a, '=') && i + 1 < argc && takes_arg(a))
-				optv[no++] = argv[++i];
-		}
-		memcpy(argv + 1, optv, (size_t)no * sizeof(*argv));
-		memcpy(argv + 1 + no, ops, (size_t)np * sizeof(*argv));
-		free(optv);
-		free(ops);
-	}
 	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;

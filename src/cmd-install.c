@@ -186,6 +186,7 @@ static void json_result(const char *where, enum fw_compress comp, const struct f
 			const bool *in_place, const struct fw_install_result *res,
 			const struct fw_diag *d, int ret, const struct hwrun *hr)
 {
+	fw_cli_json_begin();
 	printf("{");
 	if (hr)
 		hw_json(hr);
@@ -522,6 +523,7 @@ static int hw_apply(struct opts *o, struct fw_cli *cli, struct fw_tree *t, struc
 	}
 	if (!hr->s.nselected) {
 		if (fw_json) {
+			fw_cli_json_begin();
 			printf("{");
 			hw_json(hr);
 			printf("\"destination\":null,\"exit\":0}\n");

@@ -108,6 +108,7 @@ static int check_config(const struct fw_plan *p, const char *config)
 		return EXIT_FINDING;
 	}
 	if (fw_json) {
+		fw_cli_json_begin();
 		printf("{\"config\":");
 		fw_json_str(stdout, config);
 		printf(",\"names\":[");
@@ -250,6 +251,7 @@ int cmd_kconfig(int argc, char **argv)
 		goto out;
 	}
 	if (fw_json) {
+		fw_cli_json_begin();
 		printf("{\"dir\":");
 		fw_json_str(stdout, abs);
 		printf(",\"names\":[");

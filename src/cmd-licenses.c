@@ -138,6 +138,7 @@ static int print_json(const struct report *r)
 {
 	const struct fw_tree *t = r->t;
 
+	fw_cli_json_begin();
 	printf("{\"problems\":[");
 	for (size_t i = 0; i < r->nprobs; i++) {
 		const struct problem *p = &r->probs[i];

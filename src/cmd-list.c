@@ -56,6 +56,7 @@ static int list_whence(const char *file, int summary)
 	}
 	fw_print_diag(&d);
 	if (summary && fw_json) {
+		fw_cli_json_begin();
 		printf("{\"file\":");
 		fw_json_str(stdout, file);
 		printf(",\"errors\":%u,\"Driver\":%u,\"File\":%u,\"RawFile\":%u,\"Link\":%u,"
@@ -69,8 +70,10 @@ static int list_whence(const char *file, int summary)
 		       c->driver, c->file, c->rawfile, c->link, c->source, c->licence, c->spdx,
 		       c->version, c->info, w.errors);
 	} else {
-		if (fw_json)
+		if (fw_json) {
+			fw_cli_json_begin();
 			printf("[");
+		}
 		for (size_t i = 0; i < w.nentries; i++) {
 			const struct fw_whence_entry *e = &w.entries[i];
 			const char *drv = w.blocks[e->block].driver;
@@ -184,6 +187,12 @@ int cmd_list(int argc, char **argv)
 		ret = fw_usage("list", "--summary goes with --whence FILE");
 		goto out;
 	}
+	/* Its lines are sha256sum's text: under --json they would break the
+	 * promise of one JSON value. */
+	if (o.sums && fw_json) {
+		ret = fw_usage("list", "--sha256sum prints sha256sum's text, not JSON: not with --json");
+		goto out;
+	}
 	if (o.whence && (cli.npkgs || cli.select_file)) {
 		ret = fw_usage("list", "--package and --select need the tree, not --whence");
 		goto out;
@@ -201,8 +210,10 @@ int cmd_list(int argc, char **argv)
 			ret = EXIT_FINDING;
 		goto out;
 	}
-	if (fw_json)
+	if (fw_json) {
+		fw_cli_json_begin();
 		printf("[");
+	}
 	for (size_t i = 0; i < t.nindex; i++) {
 		const struct fw_name *x = &t.index[i];
 		const struct fw_blob *b = NULL;

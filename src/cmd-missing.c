@@ -288,6 +288,7 @@ static void json_strs_mods(const struct fw_hw *h, const size_t *v, size_t n)
 
 static void print_json(const struct fw_hw *h, const struct fw_hw_report *rep)
 {
+	fw_cli_json_begin();
 	printf("{\"devices\":[");
 	for (size_t i = 0; i < h->ndev; i++) {
 		printf("%s{\"path\":", i ? "," : "");

@@ -360,8 +360,10 @@ static int print_installed(const struct fw_cli *cli, const struct opts *o,
 			if (nfiles[x->members[k]] && (long)x->members[k] != best)
 				drop[x->members[k]] = true, older++;
 	}
-	if (fw_json)
+	if (fw_json) {
+		fw_cli_json_begin();
 		printf("{\"modules\":%zu,\"unreadable\":%zu,\"firmware\":[", s->n, s->bad);
+	}
 	for (size_t i = 0; i < q->n; i++) {
 		bool inst = nfiles[i] && !drop[i];
 
@@ -473,8 +475,10 @@ int cmd_modules(int argc, char **argv)
 		goto nomem;
 	classify(&q, &p, &t, st, &n);
 
-	if (fw_json)
+	if (fw_json) {
+		fw_cli_json_begin();
 		printf("{\"modules\":%zu,\"unreadable\":%zu,\"firmware\":[", s.n, s.bad);
+	}
 	print_names(&s, &q, &p, st);
 	if (fw_json)
 		printf("],\"groups\":[");

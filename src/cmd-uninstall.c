@@ -83,6 +83,7 @@ static void json_names(const struct fw_uninstall_result *res, enum fw_rec_type t
 static void json_result(const char *root, const struct fw_uninstall_result *res,
 			const struct fw_diag *d, int ret)
 {
+	fw_cli_json_begin();
 	printf("{\"destination\":");
 	fw_json_str(stdout, root);
 	printf(",\"exists\":%s,\"blobs\":%zu,\"links\":%zu,\"licences\":%zu,\"kept\":%zu,"

@@ -121,6 +121,7 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	}
 	if (fw_json) {
+		fw_cli_json_begin();
 		printf("{\"ok\":%s,\"root\":", res.n ? "false" : "true");
 		fw_json_str(stdout, root);
 		printf(",\"checked\":%zu,\"problems\":[", res.checked);

@@ -206,6 +206,7 @@ int cmd_why(int argc, char **argv)
 		w.json_state = "not-needed";
 	}
 	if (fw_json) {
+		fw_cli_json_begin();
 		printf("{\"name\":");
 		fw_json_str(stdout, w.name);
 		printf(",\"package\":");

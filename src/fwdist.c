@@ -82,11 +82,18 @@ int main(int argc, char **argv)
 	 * the output is compared byte for byte by tests and scripts. */
 	setlocale(LC_ALL, "C");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+C:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:C:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
+			/* -C "$UNSET": refused, not read as some directory. */
+			if (!*optarg)
+				return fw_usage(NULL, "option '%s' needs a value, not an empty one",
+						argv[optind - 1 - (optarg == argv[optind - 1])][1] == '-' ? "--tree" : "-C");
 			fw_tree_root = optarg;
 			break;
+		case ':':
+			return fw_usage(NULL, "option '%s' needs a value",
+					optopt == 'C' && argv[optind - 1][1] != '-' ? "-C" : argv[optind - 1]);
 		case 'j':
 			fw_json = true;
 			break;
@@ -125,6 +132,7 @@ int main(int argc, char **argv)
 			argv += optind;
 			optind = 0; /* reset getopt for the subcommand (GNU: 0 reinitialises) */
 			r = commands[i].run(argc, argv);
+			fw_cli_json_end(r);
 			if (fflush(stdout) != 0 || ferror(stdout)) {
 				fw_err("write error on standard output");
 				return EXIT_FINDING;
