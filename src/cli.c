@@ -496,6 +496,7 @@ void fw_cli_free(struct fw_cli *c)
 	c->pkgs = NULL;
 	c->pkg = c->blob = c->link = NULL;
 	memset(&c->sel, 0, sizeof(c->sel));
+	fw_dpkg_unlock(&c->dpkg_lock);
 }
 
 enum {
@@ -913,6 +914,46 @@ int fw_cli_dpkg_load(const struct fw_cli *c, struct fw_dpkg *db, const char *ref
 		return EXIT_FINDING;
 	}
 	return EXIT_OK;
+}
+
+int fw_cli_dpkg_lock(struct fw_cli *c, const char *refuse)
+{
+	const char *root = c->destdir && *c->destdir ? c->destdir : "/", *which;
+	char *where = NULL;
+	pid_t holder;
+	int fd, r;
+
+	/* As fw_cli_dpkg_load: no root's database speaks of a relative
+	 * firmware directory without a root, and a new DESTDIR has none. */
+	if (root[0] == '/' && root[1] == '\0' && c->fwdir && c->fwdir[0] != '/')
+		return EXIT_OK;
+	fd = fw_dest_open(c->destdir, "/", false, &where);
+	free(where);
+	if (fd == -ENOENT)
+		return EXIT_OK;
+	if (fd < 0) {
+		fw_err("%s: %s: %s; %s", c->cmd, fw_esc(root), fw_path_error(fd), refuse);
+		return EXIT_FINDING;
+	}
+	r = fw_dpkg_lock(fd, &c->dpkg_lock, &which, &holder);
+	close(fd);
+	if (r == 0)
+		return EXIT_OK;
+	/* Not waited for, as dpkg and apt do not by default: an install
+	 * that hangs behind a long upgrade is worse than one that says so
+	 * and can be run again. */
+	if (r == -EAGAIN && holder > 0)
+		fw_err("%s: %s%s%s: dpkg's lock is held by process %ld (dpkg or apt at work); %s "
+		       "(run it again when that is done)", c->cmd, fw_esc(root),
+		       root[strlen(root) - 1] == '/' ? "" : "/", which, (long)holder, refuse);
+	else if (r == -EAGAIN)
+		fw_err("%s: %s%s%s: dpkg's lock is held by another process (dpkg or apt at work); %s "
+		       "(run it again when that is done)", c->cmd, fw_esc(root),
+		       root[strlen(root) - 1] == '/' ? "" : "/", which, refuse);
+	else
+		fw_err("%s: %s%s%s: cannot take dpkg's lock: %s; %s", c->cmd, fw_esc(root),
+		       root[strlen(root) - 1] == '/' ? "" : "/", which, fw_path_error(r), refuse);
+	return EXIT_FINDING;
 }
 
 /* The output file: a temporary beside it, renamed over it once complete,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "diag.h"
+#include "dpkg-lock.h"
 #include "tree.h"
 
 #define FWDIST_VERSION "0.1.0"
@@ -101,12 +102,13 @@ struct fw_cli {
 	 * max_args; fw_cli_parse points args at them. */
 	size_t max_args, nargs;
 	char **args;
+	struct fw_dpkg_lock dpkg_lock; /* fw_cli_dpkg_lock's, released by fw_cli_free */
 };
 /* DESTDIR defaults to $DESTDIR; the firmware directory (fwdir NULL) to the
  * root's own: /usr/lib/firmware on a merged-/usr root, else /lib/firmware
  * (fw_default_fwdir). */
 #define FW_CLI_INIT(name) \
-	{ .cmd = (name), .destdir = getenv("DESTDIR"), .fwdir = NULL }
+	{ .cmd = (name), .destdir = getenv("DESTDIR"), .fwdir = NULL, .dpkg_lock = FW_DPKG_LOCK_INIT }
 
 /* Parse a command's options, those of its table h->opts: the shared ones
  * (FW_OPT_*) here, each of its own to handle(ctx, val, optarg), which
@@ -152,6 +154,12 @@ struct fw_dpkg;
  * does not do (refuse, "nothing installed"): what dpkg owns must be known
  * before anything is written or removed. */
 int fw_cli_dpkg_load(const struct fw_cli *c, struct fw_dpkg *db, const char *refuse);
+/* Take dpkg's locks of the destination's root (DESTDIR, else /) when it
+ * has a dpkg database (dpkg-lock.h), held until fw_cli_free: before the
+ * database is read (fw_cli_dpkg_load) and anything is written. EXIT_OK, or
+ * EXIT_FINDING with why printed (the lock's path and its holder's pid),
+ * naming the command and what it then does not do (refuse). */
+int fw_cli_dpkg_lock(struct fw_cli *c, const char *refuse);
 struct fw_rec_release;
 /* For verify-signature and install --require-signature: EXIT_OK when the
  * tree at fw_tree_root is what cert signed, with the release it is in rel

@@ -151,6 +151,9 @@ static const struct fw_cli_help help = {
 		"neither is any name of a package whose record a Debian package ships.\n"
 		"Each such package is named once on standard error, with a count and a\n"
 		"few names; they are no failure (exit 0 when all else is installed).\n"
+		"There (var/lib/dpkg/status) install first takes dpkg's locks, as apt\n"
+		"does, and stops if another process holds one. A file another writer\n"
+		"puts at a name after it was checked is never replaced: kept, named.\n"
 		"With --hardware only the firmware of the hardware present is selected\n"
 		"(one line per kernel says what: devices, modules, names, alternatives);\n"
 		"the records keep the rest, so a later full install or uninstall handles\n"
@@ -630,7 +633,10 @@ int cmd_install(int argc, char **argv)
 	}
 	/* What dpkg owns, before the destination is made: a refusal leaves
 	 * nothing behind. */
-	if (fw_cli_dpkg_load(&cli, &db, "nothing installed") != EXIT_OK)
+	/* dpkg's locks first: dpkg and apt keep off the root while this
+	 * runs, and the database read is the one that stays true. */
+	if (fw_cli_dpkg_lock(&cli, "nothing installed") != EXIT_OK ||
+	    fw_cli_dpkg_load(&cli, &db, "nothing installed") != EXIT_OK)
 		goto out;
 	o.inst.dpkg = &db;
 	fd = fw_cli_open_dest(&cli, true, &where);

@@ -59,6 +59,9 @@ static const struct fw_cli_help help = {
 		"failure). A record a Debian package ships (.fwdist/<package>.list in\n"
 		"its .deb, or marked #packaged) is the package's: uninstall then removes\n"
 		"nothing, names the package and exits 1; apt remove or apt purge does.\n"
+		"There (var/lib/dpkg/status) uninstall first takes dpkg's locks, as apt\n"
+		"does, and stops if another process holds one. A file another writer\n"
+		"puts at a name after it was checked is never removed: kept, named.\n"
 		"\n",
 	.opts = opts,
 };
@@ -162,7 +165,10 @@ int cmd_uninstall(int argc, char **argv)
 	}
 	if (fd < 0)
 		goto out;
-	if (fw_cli_dpkg_load(&cli, &db, "nothing removed") != EXIT_OK)
+	/* dpkg's locks first: dpkg and apt keep off the root while this
+	 * runs, and the database read is the one that stays true. */
+	if (fw_cli_dpkg_lock(&cli, "nothing removed") != EXIT_OK ||
+	    fw_cli_dpkg_load(&cli, &db, "nothing removed") != EXIT_OK)
 		goto out;
 	o.un.dpkg = &db;
 	r = fw_uninstall(&plan, fd, &o.un, &res, &d);

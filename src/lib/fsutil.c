@@ -879,3 +879,119 @@ int fw_remove_empty_dir(int dirfd, const char *name)
 		close(pfd);
 	return r;
 }
+
+void fw_ident_of(struct fw_ident *id, const struct stat *st)
+{
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->mode = st->st_mode;
+	id->size = st->st_size;
+	id->mtime_sec = (long long)st->st_mtim.tv_sec;
+	id->mtime_nsec = st->st_mtim.tv_nsec;
+}
+
+bool fw_ident_same(const struct fw_ident *id, const struct stat *st)
+{
+	if (!id->mode || st->st_dev != id->dev || st->st_ino != id->ino ||
+	    (st->st_mode & S_IFMT) != (id->mode & S_IFMT))
+		return false;
+	if (S_ISDIR(st->st_mode))
+		return true;
+	return st->st_size == id->size && (long long)st->st_mtim.tv_sec == id->mtime_sec &&
+	       st->st_mtim.tv_nsec == id->mtime_nsec;
+}
+
+/* The final step of a write: what was checked is what is replaced. The
+ * checks before (what stands at the name: ours, or the same content, or
+ * --force) take time, a large install minutes, and dpkg and other writers
+ * do not take fwdist's lock: a file put at the name meanwhile was never
+ * looked at, and a plain rename would destroy it without a word. */
+int fw_replace_checked(int dirfd, const char *tmp, const char *leaf, const struct fw_ident *was)
+{
+	struct stat st;
+
+	if (!was || !was->mode) {
+		if (renameat2(dirfd, tmp, dirfd, leaf, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EINVAL && errno != ENOSYS)
+			return -errno; /* EEXIST: appeared since the check */
+		if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return -EEXIST;
+		if (errno != ENOENT)
+			return -errno;
+		return renameat(dirfd, tmp, dirfd, leaf) < 0 ? -errno : 0;
+	}
+	if (renameat2(dirfd, tmp, dirfd, leaf, RENAME_EXCHANGE) == 0) {
+		if (fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && fw_ident_same(was, &st))
+			return fw_rm_rf_at(dirfd, tmp);
+		/* Someone else's: back to its name, ours back to tmp. */
+		if (renameat2(dirfd, tmp, dirfd, leaf, RENAME_EXCHANGE) < 0)
+			return -errno;
+		return -ESTALE;
+	}
+	if (errno == ENOENT) {
+		/* What was checked went meanwhile: the name is taken only if
+		 * it is still free. */
+		struct fw_ident none = { 0 };
+
+		return fw_replace_checked(dirfd, tmp, leaf, &none);
+	}
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (!fw_ident_same(was, &st))
+		return -ESTALE;
+	if (S_ISDIR(st.st_mode))
+		return -EINVAL;
+	return renameat(dirfd, tmp, dirfd, leaf) < 0 ? -errno : 0;
+}
+
+/* A removal takes the name away first (to a private name nobody else
+ * writes: fwdist's temporaries, under its lock), then looks at what it
+ * took: a file renamed over the checked one in the meantime is put back,
+ * never unlinked. */
+int fw_unlink_checked(int dirfd, const char *leaf, const struct fw_ident *was, char *aside,
+		      size_t asidelen)
+{
+	struct stat st;
+	int r = fw_tmp_rename(dirfd, leaf, leaf, aside, asidelen);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (fstatat(dirfd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) &&
+	    fw_ident_same(was, &st)) {
+		if (unlinkat(dirfd, aside, 0) == 0)
+			return 0;
+		r = -errno;
+	} else {
+		r = -ESTALE;
+	}
+	if (renameat2(dirfd, aside, dirfd, leaf, RENAME_NOREPLACE) == 0)
+		return r;
+	if ((errno == EINVAL || errno == ENOSYS) &&
+	    fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+	    renameat(dirfd, aside, dirfd, leaf) == 0)
+		return r;
+	return -EADDRINUSE;
+}
+
+int fw_remove_checked(int fwfd, const char *name, const struct fw_ident *was,
+		      struct fw_dirset *touched, char *aside, size_t asidelen)
+{
+	const char *leaf;
+	int pfd = fw_open_parent(fwfd, name, 0, &leaf), r;
+
+	if (pfd == -ENOENT)
+		return 0;
+	if (pfd < 0)
+		return pfd;
+	r = fw_unlink_checked(pfd, leaf, was, aside, asidelen);
+	if (pfd != fwfd)
+		close(pfd);
+	if (r == 0)
+		fw_dirset_add(touched, fw_dir_of(name));
+	return r;
+}

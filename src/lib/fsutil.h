@@ -110,6 +110,49 @@ void fw_dirset_free(struct fw_dirset *s);
 /* Remove the file or symlink name below fwfd, never following a symlink;
  * its directory joins touched. 0 or -errno; gone already is 0. */
 int fw_remove_name(int fwfd, const char *name, struct fw_dirset *touched);
+/* What stood at a name when it was checked: an install or an uninstall
+ * replaces or removes only that (fw_replace_checked, fw_unlink_checked),
+ * never what another writer (dpkg, a package manager, a user) put there
+ * since. mode 0: nothing was there. A file is the same while its device,
+ * inode, type, size and mtime are: a rename over it gives another inode, a
+ * write in place another mtime. A directory's mtime is not compared: a
+ * stage mark written into it changes that. */
+struct fw_ident {
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
+	off_t size;
+	long long mtime_sec;
+	long mtime_nsec;
+};
+struct stat;
+void fw_ident_of(struct fw_ident *id, const struct stat *st);
+bool fw_ident_same(const struct fw_ident *id, const struct stat *st);
+/* Rename dirfd/tmp to dirfd/leaf only if what stands at leaf is still
+ * what was checked (was; mode 0: nothing): RENAME_NOREPLACE where nothing
+ * was, else RENAME_EXCHANGE and a look at what came out, swapped back if it
+ * is not what was checked, and removed (a directory with its tree) if it
+ * is. -EEXIST: something is at leaf where nothing was; -ESTALE: what is at
+ * leaf is not what was checked. In both cases leaf is left as it is and tmp
+ * is still the caller's. A filesystem without renameat2 (EINVAL): a look,
+ * then a plain rename (a writer between the two still loses; the window is
+ * two system calls, not the install); a directory there gives -EINVAL
+ * (a plain rename cannot replace one: the caller moves it aside). 0 or
+ * -errno. */
+int fw_replace_checked(int dirfd, const char *tmp, const char *leaf, const struct fw_ident *was);
+/* Remove the file or symlink dirfd/leaf only if it is still what was
+ * checked: it is first renamed aside to a private temporary name, looked
+ * at there, and only then unlinked; what is not the one checked goes back
+ * (-ESTALE). Gone already is 0. Without renameat2, a look and unlink. If
+ * it cannot go back because its name was taken again meanwhile, it stays
+ * at the temporary name, written to aside (at least 300 bytes), and
+ * -EADDRINUSE is returned. 0 or -errno. */
+int fw_unlink_checked(int dirfd, const char *leaf, const struct fw_ident *was, char *aside,
+		      size_t asidelen);
+/* fw_remove_name, only if what is there is still what was checked
+ * (fw_unlink_checked). */
+int fw_remove_checked(int fwfd, const char *name, const struct fw_ident *was,
+		      struct fw_dirset *touched, char *aside, size_t asidelen);
 /* Make the removals durable before a record says so: each touched
  * directory, deepest first, is removed if it is now empty (and then its
  * parent is looked at in turn), else fsynced, each once. Frees touched. */

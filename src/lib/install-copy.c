@@ -63,12 +63,11 @@ static void commit_batch(struct ctx *c, struct batch *b)
 
 		if (r == 0)
 			r = inst_replace(pfd, b->v[k].tmp, b->v[k].leaf, it->exchange, c->d, &c->lock,
-					 it->pe->final);
+					 it->pe->final, &it->seen[it->pe->comp]);
 		if (r < 0) {
 			unlinkat(pfd, b->v[k].tmp, 0);
 			inst_fail(it, "%s: %s; not installed", fw_esc(it->pe->final),
-				  r == -EISDIR ? "a directory is in the way in the destination" :
-						 strerror(-r));
+				  inst_replace_error(r));
 		} else {
 			/* The old variants (NAME when NAME.xz was installed) go
 			 * only after the links: an old link may still point at
@@ -207,8 +206,9 @@ out:
  * content as soon as that blob is replaced, and keep serving it if its own
  * copy fails or the install is killed: neither its old nor its new
  * content. Best effort: a symlink that leads nowhere valid is left be. */
-void inst_materialize(int destfd, const struct item *it)
+void inst_materialize(int destfd, struct item *it)
 {
+	struct fw_ident *seen = &it->seen[it->pe->comp];
 	const char *leaf;
 	char tmp[320];
 	uint8_t dig[FW_SHA256_LEN];
@@ -218,7 +218,10 @@ void inst_materialize(int destfd, const struct item *it)
 	pfd = fw_open_parent(destfd, it->dest, 0, &leaf);
 	if (pfd < 0)
 		return;
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+	/* Only the link the preflight checked: another writer's is left to
+	 * the final step, which keeps it. */
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode) ||
+	    !fw_ident_same(seen, &st))
 		goto out;
 	if (it->pe->kind == FW_PLAN_LINK && fw_symlink_is(pfd, leaf, it->pe->target))
 		goto out; /* stays as it is */
@@ -228,10 +231,15 @@ void inst_materialize(int destfd, const struct item *it)
 	fd = fw_tmp_create(pfd, leaf, tmp, sizeof(tmp));
 	if (fd < 0)
 		goto out;
-	if (fw_copy_compress(src, fd, FW_COMP_NONE, (uint64_t)st.st_size, dig, NULL) < 0)
+	if (fw_copy_compress(src, fd, FW_COMP_NONE, (uint64_t)st.st_size, dig, NULL) < 0 ||
+	    fchmod(fd, 0644) < 0 || fsync(fd) < 0 || fstat(fd, &st) < 0 ||
+	    inst_replace(pfd, tmp, leaf, false, NULL, NULL, it->pe->final, seen) < 0) {
 		unlinkat(pfd, tmp, 0);
-	else
-		fw_tmp_commit(pfd, fd, tmp, leaf, 0644);
+	} else {
+		/* The copy is what stands there now, made by this install. */
+		fw_ident_of(seen, &st);
+		fsync(pfd);
+	}
 	close(fd);
 out:
 	if (src >= 0)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "install.h"
 #include "record.h"
 
@@ -29,6 +30,10 @@ struct item {
 	bool made;               /* renamed into place by this install, */
 	unsigned made_epoch;     /* after this many settles */
 	char *err;               /* why it failed */
+	/* What the preflight found at each storage of the name (indexed by
+	 * enum fw_compress; mode 0: nothing): only that is replaced or
+	 * removed (fw_replace_checked, fw_unlink_checked). */
+	struct fw_ident seen[3];
 	uint64_t in, out;
 };
 
@@ -37,6 +42,7 @@ struct item {
 struct stage {
 	char *final; /* the directory's name */
 	char *tmp;   /* its temporary name, in the same parent */
+	struct fw_ident was; /* the file or link at final when it was checked */
 };
 
 struct ctx {
@@ -84,15 +90,18 @@ void inst_fail(struct item *it, const char *fmt, ...) __attribute__((format(prin
 const char *inst_parent_error(int r);
 /* Something below destfd changed since the last syncfs. */
 void inst_changed(struct ctx *c);
-/* Put tmp in place of leaf in pfd, swapping out a directory (exchange). */
+/* Put tmp in place of leaf in pfd, swapping out a directory (exchange),
+ * only if what stands there is what was checked (was). */
 int inst_replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
-		 pthread_mutex_t *lock, const char *final);
+		 pthread_mutex_t *lock, const char *final, const struct fw_ident *was);
+/* Why inst_replace failed, in words (the name not included). */
+const char *inst_replace_error(int r);
 
 /* ---- install-copy.c: the verified copies ---- */
 
 /* Replace a dedup link of an earlier install at it->dest by a copy of the
  * bytes it leads to now, before anything it leads to is replaced. */
-void inst_materialize(int destfd, const struct item *it);
+void inst_materialize(int destfd, struct item *it);
 /* The workers' order: the largest copies first (c->order). */
 void inst_order_copies(struct ctx *c);
 /* Copy, verify and rename into place every copy of the plan, on the workers. */

@@ -164,7 +164,7 @@ static bool materialized(const struct ctx *c, int pfd, const char *leaf, const s
 	return same;
 }
 
-static int add_stage(struct ctx *c, const char *final)
+static int add_stage(struct ctx *c, const char *final, const struct stat *st)
 {
 	for (size_t i = 0; i < c->nstages; i++)
 		if (strcmp(c->stages[i].final, final) == 0)
@@ -174,6 +174,8 @@ static int add_stage(struct ctx *c, const char *final)
 	c->stages[c->nstages] = (struct stage){ .final = strdup(final) };
 	if (!c->stages[c->nstages].final)
 		return -ENOMEM;
+	/* Only this file or link is switched for the directory. */
+	fw_ident_of(&c->stages[c->nstages].was, st);
 	c->nstages++;
 	return 0;
 }
@@ -223,7 +225,7 @@ int inst_check_parents(struct ctx *c, struct item *it)
 				it->owner = owner;
 				fw_dpkg_tally_add(&c->tally, owner, final, false);
 			} else if (c->o->force || (e && fw_rec_entry_state(c->destfd, e) == FW_REC_SAME))
-				r = add_stage(c, prefix);
+				r = add_stage(c, prefix, &st);
 			else if (e)
 				inst_fail(it, "%s: %s is %s (--force replaces it)", fw_esc(final),
 					  fw_esc(prefix),
@@ -246,13 +248,19 @@ int inst_check_parents(struct ctx *c, struct item *it)
  * its other variants): ours as recorded, the same as planned, or someone
  * else's, which only --force replaces. */
 static void check_name(struct ctx *c, struct item *it, int pfd, const char *leaf, const char *name,
-		       bool final)
+		       bool final, enum fw_compress comp)
 {
 	const struct fw_rec_entry *e = recorded(c, name);
 	struct stat st;
 
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
+	/* What is judged below, by this first look: whatever stands there
+	 * later (a file dpkg or anyone renamed there since) is another's,
+	 * never replaced or removed, --force or not. A look at the content
+	 * below reads what is there then: if that is another file already,
+	 * the final step finds it is not this one and keeps it. */
+	fw_ident_of(&it->seen[comp], &st);
 	if (c->o->force) {
 		it->exchange = final && S_ISDIR(st.st_mode);
 		return;
@@ -323,7 +331,7 @@ void inst_check_final(struct ctx *c, struct item *it)
 		it->recorded_same = true;
 	if (pfd < 0)
 		return; /* nothing there yet, or a parent that check_parents handles */
-	check_name(c, it, pfd, leaf, pe->final, true);
+	check_name(c, it, pfd, leaf, pe->final, true, pe->comp);
 	/* The other variants of the name are removed at the end: the same
 	 * rule applies to them. */
 	baselen = strlen(leaf) - strlen(fw_compress_suffix(pe->comp));
@@ -340,7 +348,7 @@ void inst_check_final(struct ctx *c, struct item *it)
 			inst_fail(it, "out of memory");
 			break;
 		}
-		check_name(c, it, pfd, buf, vname, false);
+		check_name(c, it, pfd, buf, vname, false, inst_all_comp[i]);
 		free(vname);
 	}
 	if (pfd != c->destfd)
@@ -385,6 +393,8 @@ int inst_prepare_stages(struct ctx *c)
 				return -ENOMEM;
 			free(it->dest);
 			it->dest = nd;
+			/* A new directory: nothing stands at any name there. */
+			memset(it->seen, 0, sizeof(it->seen));
 		}
 	}
 	return 0;

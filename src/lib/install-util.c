@@ -48,10 +48,13 @@ void inst_changed(struct ctx *c)
 	atomic_store(&c->unsynced, true);
 }
 
-/* Put tmp in place of leaf. Where an old directory stands at leaf, swap
- * the two atomically (RENAME_EXCHANGE: readers see the old tree or the new
- * name, never nothing) and remove the old tree; where the filesystem cannot
- * swap, move the directory aside first and say so.
+/* Put tmp in place of leaf, if what stands there is still what the
+ * preflight checked (was; see fw_replace_checked): a file another writer
+ * (dpkg, a user) put or renamed there since is left as it is (-EEXIST,
+ * -ESTALE). Where an old directory stands at leaf, the two are swapped
+ * atomically (RENAME_EXCHANGE: readers see the old tree or the new name,
+ * never nothing) and the old tree removed; where the filesystem cannot
+ * swap, the directory is moved aside first, and that is said.
  *
  * The old directory is marked as ours (fw_stage_mark) before the swap, not
  * after: the swap gives it a temporary name, and a kill at any moment from
@@ -62,22 +65,24 @@ void inst_changed(struct ctx *c)
  * kill before the swap leaves the mark in the directory still in place,
  * which the next run swaps out again or cleans. */
 int inst_replace(int pfd, const char *tmp, const char *leaf, bool exchange, struct fw_diag *d,
-		 pthread_mutex_t *lock, const char *final)
+		 pthread_mutex_t *lock, const char *final, const struct fw_ident *was)
 {
 	struct stat st;
 	bool dir;
 	int r;
 
 	if (!exchange)
-		return renameat(pfd, tmp, pfd, leaf) < 0 ? -errno : 0;
-	dir = fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		return fw_replace_checked(pfd, tmp, leaf, was);
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return fw_replace_checked(pfd, tmp, leaf, was); /* gone: only if still free */
+	if (!fw_ident_same(was, &st))
+		return -ESTALE; /* not the directory checked: nothing marked */
+	dir = S_ISDIR(st.st_mode);
 	if (dir && (r = fw_stage_mark(pfd, leaf)) < 0)
 		return r;
-	if (renameat2(pfd, tmp, pfd, leaf, RENAME_EXCHANGE) == 0)
-		return fw_rm_rf_at(pfd, tmp);
-	if (errno != EINVAL && errno != ENOSYS) {
-		r = -errno;
-		if (dir)
+	r = fw_replace_checked(pfd, tmp, leaf, was);
+	if (r != -EINVAL) {
+		if (r < 0 && dir)
 			fw_stage_unmark(pfd, leaf);
 		return r;
 	}
@@ -85,14 +90,19 @@ int inst_replace(int pfd, const char *tmp, const char *leaf, bool exchange, stru
 		char aside[320];
 
 		/* Aside under a temporary name of its own (marked, if a
-		 * directory): what a kill leaves here is cleaned up too. */
+		 * directory): what a kill leaves here is cleaned up too.
+		 * What was moved is looked at again: only the directory
+		 * checked is removed. */
 		r = fw_tmp_rename(pfd, leaf, leaf, aside, sizeof(aside));
 		if (r < 0) {
 			if (dir)
 				fw_stage_unmark(pfd, leaf);
 			return r;
 		}
-		r = renameat(pfd, tmp, pfd, leaf) < 0 ? -errno : 0;
+		if (fstatat(pfd, aside, &st, AT_SYMLINK_NOFOLLOW) < 0 || !fw_ident_same(was, &st))
+			r = -ESTALE;
+		else
+			r = fw_replace_checked(pfd, tmp, leaf, NULL);
 		if (r < 0) {
 			renameat(pfd, aside, pfd, leaf);
 			if (dir)
@@ -109,4 +119,16 @@ int inst_replace(int pfd, const char *tmp, const char *leaf, bool exchange, stru
 			pthread_mutex_unlock(lock);
 		return 0;
 	}
+}
+
+/* Why the final step left a name as it was, in words. */
+const char *inst_replace_error(int r)
+{
+	if (r == -EEXIST)
+		return "appeared during the install (another writer); kept";
+	if (r == -ESTALE)
+		return "replaced during the install by what fwdist did not check (another writer); kept";
+	if (r == -EISDIR)
+		return "a directory is in the way in the destination";
+	return strerror(-r);
 }

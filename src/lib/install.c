@@ -75,15 +75,19 @@ static int settle(struct ctx *c)
 }
 
 /* After NAME.xz is in place, NAME and NAME.zst (from an install with
- * another compression) go: the kernel would serve NAME first. Whatever is
- * there was checked before (check_final): ours, or --force. */
-static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t baselen,
-			   enum fw_compress keep)
+ * another compression) go: the kernel would serve NAME first. What is
+ * removed is what was checked before (check_final: ours, or --force), and
+ * only that (fw_unlink_checked): a variant another writer put or renamed
+ * there since is kept, and the item fails naming it. */
+static int remove_variants(struct ctx *c, struct item *it, int pfd, const char *leaf,
+			   size_t baselen, enum fw_compress keep)
 {
-	char buf[512];
+	char buf[512], aside[320];
 	bool removed = false;
+	int r = 0;
 
-	for (size_t i = 0; i < FW_ARRAY_SIZE(inst_all_comp); i++) {
+	for (size_t i = 0; i < FW_ARRAY_SIZE(inst_all_comp) && r == 0; i++) {
+		const struct fw_ident *was = &it->seen[inst_all_comp[i]];
 		struct stat st;
 
 		if (inst_all_comp[i] == keep)
@@ -91,17 +95,24 @@ static int remove_variants(struct ctx *c, int pfd, const char *leaf, size_t base
 		if (snprintf(buf, sizeof(buf), "%.*s%s", (int)baselen, leaf,
 			     fw_compress_suffix(inst_all_comp[i])) >= (int)sizeof(buf))
 			continue;
-		if (fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
+		if (fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) < 0 || (S_ISDIR(st.st_mode) && was->mode))
 			continue;
-		if (unlinkat(pfd, buf, 0) < 0)
-			return -errno;
-		removed = true;
+		r = was->mode ? fw_unlink_checked(pfd, buf, was, aside, sizeof(aside)) : -EEXIST;
+		if (r == 0) {
+			removed = true;
+			continue;
+		}
+		inst_fail(it, "%s: cannot remove its old variant %.*s%s: %s", fw_esc(it->pe->final),
+			  (int)(strlen(it->pe->final) - strlen(leaf) + baselen), it->pe->final,
+			  fw_compress_suffix(inst_all_comp[i]),
+			  r == -EADDRINUSE ? "replaced twice during the install (another writer); "
+					     "what replaced it first is left beside it under a temporary name" :
+			  r == -EEXIST || r == -ESTALE ? inst_replace_error(r) : strerror(-r));
 	}
 	if (removed)
 		inst_changed(c);
-	return 0;
+	return r;
 }
-
 
 /* A directory link is switched only once everything the plan puts below
  * its target is in place: otherwise the names the old directory serves
@@ -155,7 +166,8 @@ static void do_link(struct ctx *c, struct item *it)
 		 * entry: readers see the old or the new link, never none. */
 		r = fw_tmp_symlink(pfd, leaf, pe->target, tmp, sizeof(tmp));
 		if (r == 0) {
-			r = inst_replace(pfd, tmp, leaf, it->exchange, c->d, NULL, pe->final);
+			r = inst_replace(pfd, tmp, leaf, it->exchange, c->d, NULL, pe->final,
+					 &it->seen[pe->comp]);
 			if (r < 0)
 				unlinkat(pfd, tmp, 0);
 		}
@@ -166,8 +178,7 @@ static void do_link(struct ctx *c, struct item *it)
 		}
 	}
 	if (r < 0) {
-		inst_fail(it, "%s: %s; not linked", fw_esc(pe->final),
-			  r == -EISDIR ? "a directory is in the way in the destination" : strerror(-r));
+		inst_fail(it, "%s: %s; not linked", fw_esc(pe->final), inst_replace_error(r));
 		if (pe->needs >= 0)
 			c->items[pe->needs].keep_old = true; /* the old link may use them */
 	} else {
@@ -201,7 +212,8 @@ static void finish_stages(struct ctx *c)
 				/* Keep the old entry: half a new directory is worse. */
 				fw_rm_rf_at(pfd, tleaf);
 			} else {
-				int r = inst_replace(pfd, tleaf, leaf, true, c->d, NULL, st->final);
+				int r = inst_replace(pfd, tleaf, leaf, true, c->d, NULL, st->final,
+						     &st->was);
 				int sfd;
 
 				if (r < 0)
@@ -247,8 +259,8 @@ static void drop_old_variants(struct ctx *c)
 			continue;
 		pfd = fw_open_parent(c->destfd, pe->final, 0, &leaf);
 		rv = pfd < 0 ? pfd :
-		     remove_variants(c, pfd, leaf, strlen(leaf) - strlen(fw_compress_suffix(pe->comp)),
-				     pe->comp);
+		     remove_variants(c, it, pfd, leaf,
+				     strlen(leaf) - strlen(fw_compress_suffix(pe->comp)), pe->comp);
 		if (pfd >= 0 && pfd != c->destfd)
 			close(pfd);
 		if (rv < 0) {

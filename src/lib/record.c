@@ -406,11 +406,18 @@ int fw_record_remove(int fwfd, const char *package)
 
 enum fw_rec_state fw_rec_entry_state(int fwfd, const struct fw_rec_entry *e)
 {
+	return fw_rec_entry_state_id(fwfd, e, NULL);
+}
+
+enum fw_rec_state fw_rec_entry_state_id(int fwfd, const struct fw_rec_entry *e, struct fw_ident *id)
+{
 	enum fw_rec_state st = FW_REC_OTHER_TYPE;
 	const char *leaf;
 	struct stat sb;
 	int pfd = fw_open_parent(fwfd, e->name, 0, &leaf);
 
+	if (id)
+		memset(id, 0, sizeof(*id));
 	if (pfd == -ENOENT)
 		return FW_REC_GONE;
 	if (pfd < 0)
@@ -418,14 +425,24 @@ enum fw_rec_state fw_rec_entry_state(int fwfd, const struct fw_rec_entry *e)
 	if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
 		st = errno == ENOENT ? FW_REC_GONE : FW_REC_BLOCKED;
 	} else if (e->type == FW_REC_LINK && S_ISLNK(sb.st_mode)) {
+		/* The link looked at first, its text read after: a link put
+		 * there in between is another inode, which a removal by
+		 * this identity keeps. */
+		if (id)
+			fw_ident_of(id, &sb);
 		st = fw_symlink_is(pfd, leaf, e->target) ? FW_REC_SAME : FW_REC_CHANGED;
 	} else if (e->type != FW_REC_LINK && S_ISREG(sb.st_mode)) {
 		int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
+		/* The identity of the file read, not of the name's. */
+		if (fd >= 0 && fstat(fd, &sb) == 0 && id)
+			fw_ident_of(id, &sb);
 		st = fd >= 0 && fw_fd_holds(fd, e->type == FW_REC_FILE ? e->comp : FW_COMP_NONE,
 					    e->sha256, e->size, NULL) ? FW_REC_SAME : FW_REC_CHANGED;
 		if (fd >= 0)
 			close(fd);
+	} else if (id) {
+		fw_ident_of(id, &sb);
 	}
 	if (pfd != fwfd)
 		close(pfd);

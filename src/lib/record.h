@@ -106,6 +106,11 @@ enum fw_rec_state {
 	FW_REC_BLOCKED,    /* a directory of its path is a symlink or no directory */
 };
 enum fw_rec_state fw_rec_entry_state(int fwfd, const struct fw_rec_entry *e);
+/* The same, with the identity of what was looked at in *id (mode 0 when
+ * nothing was there): a removal then removes that and nothing else
+ * (fw_remove_checked). */
+struct fw_ident;
+enum fw_rec_state fw_rec_entry_state_id(int fwfd, const struct fw_rec_entry *e, struct fw_ident *id);
 /* Words for a state, for "NAME: <words>; kept". */
 const char *fw_rec_state_words(enum fw_rec_state s);
 

@@ -18,6 +18,20 @@
 static const enum fw_compress all_comp[] = { FW_COMP_NONE, FW_COMP_XZ, FW_COMP_ZSTD };
 
 /* Name the component of name's path that could not be opened. */
+/* A removal that found another's file at the name (fw_remove_checked):
+ * said, naming it. The checks read every byte, and dpkg and other
+ * writers do not take fwdist's lock: what was renamed there since is not
+ * what was checked, and is kept. */
+static void raced(const char *name, int r, const char *aside, struct fw_diag *d)
+{
+	if (r == -EADDRINUSE)
+		fw_diag_add(d, "", 0, "%s: replaced twice during the uninstall (another writer); what "
+			    "replaced it first is left beside it as %s", fw_esc(name), fw_esc(aside));
+	else
+		fw_diag_add(d, "", 0, "%s: replaced during the uninstall by what fwdist did not check "
+			    "(another writer); kept", fw_esc(name));
+}
+
 static void blocked(const char *name, int r, struct fw_uninstall_result *res, struct fw_diag *d)
 {
 	fw_diag_add(d, "", 0, "%s: %s", fw_esc(name),
@@ -115,6 +129,8 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 		const struct fw_plan_entry *pe = planned(p, e);
 		const char *owner;
 		enum fw_rec_state s;
+		struct fw_ident id;
+		char aside[320];
 
 		/* With --select, the licence texts stay while any name of the
 		 * package that needs them does: they go with the last one. */
@@ -131,7 +147,7 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 			continue;
 		}
 		clean_tmp_near(fwfd, e->name, cl);
-		s = fw_rec_entry_state(fwfd, e);
+		s = fw_rec_entry_state_id(fwfd, e, &id);
 		if (s == FW_REC_GONE) {
 			/* An install or uninstall killed while removing may
 			 * have left its directory empty: it goes if so. */
@@ -157,7 +173,13 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 			rec->v[w++] = *e;
 			continue;
 		}
-		r = fw_remove_name(fwfd, e->name, touched);
+		r = fw_remove_checked(fwfd, e->name, &id, touched, aside, sizeof(aside));
+		if (r == -ESTALE || r == -EADDRINUSE) {
+			raced(e->name, r, aside, d);
+			res->kept++;
+			rec->v[w++] = *e;
+			continue;
+		}
 		if (r < 0) {
 			fw_diag_add(d, "", 0, "%s: cannot remove: %s", fw_esc(e->name), strerror(-r));
 			res->failed++;
@@ -175,7 +197,7 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 /* Is the variant at vname (in pfd as leaf) the tree's: the content of the
  * planned entry, or the link text it plans? */
 static bool variant_is_tree(int fwfd, int pfd, const char *leaf, const char *vname,
-			    const struct fw_plan_entry *pe, enum fw_compress c)
+			    const struct fw_plan_entry *pe, enum fw_compress c, struct fw_ident *id)
 {
 	struct stat st;
 	bool same = false;
@@ -183,6 +205,9 @@ static bool variant_is_tree(int fwfd, int pfd, const char *leaf, const char *vna
 
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
+	/* What is removed if it is the tree's: this link, or the file read
+	 * below (fw_remove_checked). */
+	fw_ident_of(id, &st);
 	if (S_ISLNK(st.st_mode) && pe->link) {
 		char *want = fw_asprintf("%s%s", pe->link->e->target, fw_compress_suffix(c));
 
@@ -200,6 +225,8 @@ static bool variant_is_tree(int fwfd, int pfd, const char *leaf, const char *vna
 		return false;
 	same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	       fw_fd_holds(fd, c, pe->sha256, pe->size, NULL);
+	if (!S_ISLNK(id->mode))
+		fw_ident_of(id, &st);
 	close(fd);
 	return same;
 }
@@ -233,6 +260,8 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, const struct fw_dp
 			char buf[512], *vname;
 			const char *owner;
 			struct stat st;
+			struct fw_ident id;
+			char aside[320];
 
 			if (snprintf(buf, sizeof(buf), "%s%s", leaf, suf) >= (int)sizeof(buf) ||
 			    fstatat(pfd, buf, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -244,12 +273,17 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, const struct fw_dp
 			}
 			if ((owner = fw_dpkg_owner(db, vname)))
 				fw_dpkg_tally_add(tally, owner, vname, false); /* side by side with Debian's */
-			else if (S_ISDIR(st.st_mode) || !variant_is_tree(fwfd, pfd, buf, vname, pe, all_comp[v])) {
+			else if (S_ISDIR(st.st_mode) ||
+				 !variant_is_tree(fwfd, pfd, buf, vname, pe, all_comp[v], &id)) {
 				fw_diag_add(d, "", 0, "%s: not the tree's %s; kept", fw_esc(vname),
 					    S_ISDIR(st.st_mode) ? "file (a directory)" :
 					    pe->link ? "link" : "content");
 				res->kept++;
-			} else if ((r = fw_remove_name(fwfd, vname, touched)) < 0) {
+			} else if ((r = fw_remove_checked(fwfd, vname, &id, touched, aside,
+							  sizeof(aside))) == -ESTALE || r == -EADDRINUSE) {
+				raced(vname, r, aside, d);
+				res->kept++;
+			} else if (r < 0) {
 				fw_diag_add(d, "", 0, "%s: cannot remove: %s", fw_esc(vname), strerror(-r));
 				res->failed++;
 			} else {
