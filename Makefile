@@ -208,7 +208,8 @@ SUITE ?= trixie
 deb: debian-files
 	SUITE='$(SUITE)' scripts/build-deb
 
-# An APT repository of those packages in out/repo (suite SUITE, default
+# An APT repository of those packages (the ones this make deb built, by the
+# .changes out/last-build names; their fields checked) in out/repo (suite SUITE, default
 # trixie, the packages built for it): pool/, dists/SUITE/{main,non-free-firmware}/binary-all/Packages(.xz),
 # Release signed as InRelease and Release.gpg with the packager's key
 # (SIGN_KEY=FINGERPRINT, from GNUPGHOME or ~/.gnupg; checked before the

@@ -8,6 +8,7 @@
 #include "debian.h"
 #include "fwdist.h"
 #include "json.h"
+#include "modmap.h"
 #include "progress.h"
 #include "replaces.h"
 
@@ -30,8 +31,10 @@ static const struct fw_cli_help help = {
 		"\n"
 		"Validate the whole tree: WHENCE against firmware/ both ways, links, licences,\n"
 		"the licence policy, the package split and what its packages replace of\n"
-		"Debian's (manifests/replaces), checksums, names and modes. Every\n"
-		"finding is printed as FILE:LINE: message; exit 1 if there is any.\n"
+		"Debian's (manifests/replaces), the module map (manifests/modules: its\n"
+		"syntax, and no modalias that names no bus or matches every device of one),\n"
+		"checksums, names and modes. Every finding is printed as FILE:LINE: message;\n"
+		"exit 1 if there is any.\n"
 		"\n",
 	.opts = opts,
 };
@@ -61,6 +64,16 @@ int cmd_check(int argc, char **argv)
 		if (fw_replaces_load(&rp, &t.split, t.rootfd, &d) == -ENOMEM)
 			d.nomem++;
 		fw_replaces_free(&rp);
+	}
+	/* manifests/modules, when the tree has one: it becomes the packages'
+	 * <modalias> entries, which clients match against every device, so
+	 * check refuses what make deb would ship (an over-broad alias too). */
+	{
+		struct fw_modmap mm;
+
+		if (fw_modmap_load(&mm, t.rootfd, &d) == -ENOMEM)
+			d.nomem++;
+		fw_modmap_free(&mm);
 	}
 	r = fw_tree_check_files(&t, cli.jobs, fw_cli_progress_start(&cli, &counts), &d);
 	fw_cli_progress_stop();

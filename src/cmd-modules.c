@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,7 +42,9 @@ static const struct fw_cli_opt opts[] = {
 	  "then /usr/lib/firmware)", NULL },
 	{ "write-map", 'w', false, NULL,
 	  "write manifests/modules: for each name WHENCE lists,\n"
-	  "the modules requesting it and their modaliases", NULL },
+	  "the modules requesting it and their modaliases (one\n"
+	  "that names no bus or matches every device of its bus\n"
+	  "is left out, and said so)", NULL },
 	{ "memory-limit", FW_OPT_MEMORY, false, "SIZE memory the decoders of .ko.xz/.ko.zst may hold",
 	  "(as for install)", NULL },
 	{ "json", FW_OPT_JSON, false, NULL,
@@ -142,11 +146,40 @@ static int write_map(const struct fw_tree *t, const struct fw_modset *s)
 	size_t len = 0;
 	int r = 0;
 
-	for (size_t i = 0; i < s->n && r == 0; i++)
-		for (size_t j = 0; j < s->v[i].nfirmware && r == 0; j++)
-			if (fw_tree_find(t, s->v[i].firmware[j]))
-				r = fw_modmap_add(&m, s->v[i].firmware[j], s->v[i].name, s->v[i].alias,
-						  s->v[i].nalias);
+	for (size_t i = 0; i < s->n && r == 0; i++) {
+		char **keep = NULL;
+		size_t nkeep = 0;
+		bool sifted = false;
+
+		for (size_t j = 0; j < s->v[i].nfirmware && r == 0; j++) {
+			if (!fw_tree_find(t, s->v[i].firmware[j]))
+				continue;
+			/* An alias matching every device (of its bus) is left out,
+			 * and said so, once per module: the packages' metainfo
+			 * would offer them to every machine, and check refuses
+			 * such a map, which is not edited by hand. */
+			if (!sifted) {
+				sifted = true;
+				keep = malloc((s->v[i].nalias ? s->v[i].nalias : 1) * sizeof(*keep));
+				if (!keep) {
+					r = -ENOMEM;
+					break;
+				}
+				for (size_t k = 0; k < s->v[i].nalias; k++) {
+					const char *why = fw_modalias_broad(s->v[i].alias[k]);
+
+					if (why)
+						fw_err("modules: %s: modalias '%s' left out of %s: %s",
+						       s->v[i].name, fw_esc(s->v[i].alias[k]), FW_TREE_MODMAP,
+						       why);
+					else
+						keep[nkeep++] = s->v[i].alias[k];
+				}
+			}
+			r = fw_modmap_add(&m, s->v[i].firmware[j], s->v[i].name, keep, nkeep);
+		}
+		free(keep);
+	}
 	if (r == 0)
 		r = fw_modmap_format(&m, &buf, &len);
 	if (r == 0)

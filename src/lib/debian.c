@@ -854,33 +854,13 @@ out:
 	return r;
 }
 
-/* Load manifests/modules of t if it exists (m stays empty otherwise).
- * Findings go to d. 0, -EINVAL (a finding), or -errno. */
-static int load_modmap(const struct fw_tree *t, struct fw_modmap *m, struct fw_diag *d)
-{
-	char *buf = NULL;
-	size_t len;
-	size_t before = d ? d->n : 0;
-	int r = fw_read_text(t->rootfd, FW_TREE_MODMAP, &buf, &len);
-
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	r = fw_modmap_parse(m, FW_TREE_MODMAP, buf, len, d);
-	free(buf);
-	if (r == 0 && d && d->n > before)
-		r = -EINVAL;
-	return r;
-}
-
 int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag *d)
 {
 	struct fw_modmap m = { 0 };
 	char homepage[512];
 	char *in = NULL;
 	size_t inlen = 0;
-	int r = load_modmap(p->t, &m, d);
+	int r = fw_modmap_load(&m, p->t->rootfd, d);
 
 	/* The packages' homepage, as debian/control.in gives it. */
 	if (r == 0) {

@@ -3,6 +3,7 @@
 #include "modmap.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,56 @@ static bool alias_ok(const char *s)
 		if (*s <= ' ' || *s >= 0x7f)
 			return false;
 	return true;
+}
+
+/* Two devices of a bus that share no field value, each the part of its
+ * modalias after "BUS:" as the kernel writes it (file2alias.c's formats:
+ * PCI and USB IDs in upper-case hex, of: a node's name, type and
+ * compatible). A bus not listed gets two unlike strings. */
+static const struct {
+	const char *bus, *dev[2];
+} unlike_devices[] = {
+	{ "pci", { "v00001AB2d00003CD4sv00005EF6sd00007A8Bbc9Csc0Di1E",
+		   "v0000F0E1d0000D2C3sv0000B4A5sd00009687bc58sc49i3A" } },
+	{ "usb", { "v1A2Bp3C4Dd5E6Fdc7Adsc8Bdp9Cic1Disc2Eip3Fin40",
+		   "vF9E8pD7C6dB5A4dc93dsc82dp71ic60isc5Fip4Ein3D" } },
+	{ "sdio", { "c1Av2B3Cd4D5E", "cF9vE8D7dC6B5" } },
+	{ "hid", { "b0003g0001v00001A2Bp00003C4D", "b0005g0102v0000F9E8p0000D7C6" } },
+	{ "of", { "NaTbCc,d", "NwxTyzCv1,u2" } },
+	{ NULL, { "q", "Xy7:Z,w-0" } },
+};
+
+const char *fw_modalias_broad(const char *a)
+{
+	size_t bus = strcspn(a, ":*?[");
+	size_t i = 0;
+	const char *rest;
+
+	if (!strpbrk(a, "*?["))
+		return NULL; /* no wildcard: one literal modalias */
+	/* The bus, spelt out: letters, digits, _ and - before the ':', a
+	 * '*' at its end at most (ACPI's and DMI's aliases are "acpi*:...",
+	 * "dmi*:..."). A pattern with no bus, or a wildcard in it, can match
+	 * devices of any bus. */
+	for (size_t j = 0; j < bus; j++)
+		if (!((a[j] >= 'a' && a[j] <= 'z') || (a[j] >= '0' && a[j] <= '9') || a[j] == '_' ||
+		      a[j] == '-'))
+			return "it names no bus, so matches devices of any bus";
+	rest = a + bus;
+	if (*rest == '*' && rest[1] == ':')
+		rest++;
+	if (bus == 0 || *rest != ':')
+		return "it names no bus, so matches devices of any bus";
+	rest++;
+	/* Matching two devices that share no field value, it fixes no
+	 * vendor, device, class or name: it matches every device of the bus. */
+	while (unlike_devices[i].bus &&
+	       !(strlen(unlike_devices[i].bus) == bus && memcmp(unlike_devices[i].bus, a, bus) == 0))
+		i++;
+	if (fnmatch(rest, unlike_devices[i].dev[0], 0) == 0 &&
+	    fnmatch(rest, unlike_devices[i].dev[1], 0) == 0)
+		return "it matches every device of its bus";
+	return NULL;
 }
 
 static int cmp_line(const struct fw_modmap_line *a, const struct fw_modmap_line *b)
@@ -164,6 +215,17 @@ int fw_modmap_parse(struct fw_modmap *m, const char *path, const char *buf, size
 					goto nomem;
 				if (!alias_ok(a) || (sp && sp + 1 == le)) {
 					fw_diag_add(d, path, it.line, "bad modalias '%s'", fw_esc(a));
+					free(a);
+					goto drop;
+				}
+				/* The metainfo's <modalias> is matched against a
+				 * device's modalias by isenkram and GNOME Software
+				 * (fnmatch): '*' or 'pci:*' would offer the package
+				 * for every machine. */
+				problem = fw_modalias_broad(a);
+				if (problem) {
+					fw_diag_add(d, path, it.line, "over-broad modalias '%s': %s", fw_esc(a),
+						    problem);
 					free(a);
 					goto drop;
 				}
@@ -342,4 +404,28 @@ int fw_modmap_module_aliases(const struct fw_modmap *m, const char *module, cons
 	*out = v;
 	*n = w;
 	return 0;
+}
+
+int fw_modmap_load(struct fw_modmap *m, int rootfd, struct fw_diag *d)
+{
+	char *buf = NULL;
+	size_t len;
+	size_t before = d ? d->n : 0;
+	int r = fw_read_text(rootfd, FW_TREE_MODMAP, &buf, &len);
+
+	memset(m, 0, sizeof(*m));
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		/* fw_read_text's -EINVAL: a symlink or not a regular file. */
+		if (r != -ENOMEM && d)
+			fw_diag_add(d, FW_TREE_MODMAP, 0, "cannot read: %s",
+				    r == -EINVAL ? "not a regular file" : strerror(-r));
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	r = fw_modmap_parse(m, FW_TREE_MODMAP, buf, len, d);
+	free(buf);
+	if (r == 0 && d && d->n > before)
+		r = -EINVAL;
+	return r;
 }

@@ -33,11 +33,20 @@ struct fw_modmap {
 
 /* Parse strictly: the header, three tab-separated fields at most, a safe
  * firmware name (fw_name_problem), a module name of [A-Za-z0-9_-], aliases
- * of printable ASCII without blanks separated by single spaces, lines in
+ * of printable ASCII without blanks separated by single spaces, none
+ * over-broad (fw_modalias_broad), lines in
  * order (a pair's lines one after another); each refusal is a finding at
  * path:line in d. 0 or -ENOMEM. */
 int fw_modmap_parse(struct fw_modmap *m, const char *path, const char *buf, size_t len,
 		    struct fw_diag *d);
+/* Why the modalias pattern a is over-broad (a phrase), or NULL: it names
+ * no bus, or matches every device of its bus (two devices that share no
+ * field value both match), so fixes no vendor, device, class or name. */
+const char *fw_modalias_broad(const char *a);
+/* Load manifests/modules below rootfd when it exists (m empty otherwise),
+ * its findings into d (one that cannot be read is one too). 0, -EINVAL (a
+ * finding), or -ENOMEM. */
+int fw_modmap_load(struct fw_modmap *m, int rootfd, struct fw_diag *d);
 /* Sort m's lines and write the file's text (a new buffer). Lines with the
  * same firmware and module are merged; each module's aliases go once, on
  * its first line and continuation lines. 0, -ENOMEM, or -E2BIG for an

@@ -24,7 +24,7 @@ TEST(parse_ok)
 	CHECK_EQ_INT(parse(&m, &d, HDR "# comment\n"
 				    "a b.bin\tfoo\tpci:v1* usb:v2*\n"
 				    "a b.bin\tzed\n"
-				    "x/y.bin\tfoo-bar\tof:N*\n"), 0);
+				    "x/y.bin\tfoo-bar\tof:N*T*Cvendor,chip\n"), 0);
 	CHECK_NDIAG(&d, 0);
 	CHECK_EQ_INT(m.n, 3);
 	CHECK_EQ_STR(m.v[0].firmware, "a b.bin");
@@ -64,6 +64,54 @@ TEST(parse_refusals)
 	/* Line 10 continues line 1's pair (the lines between were refused). */
 	CHECK_EQ_INT(m.n, 1);
 	CHECK_EQ_INT(m.v[0].nalias, 1);
+	fw_modmap_free(&m);
+	fw_diag_free(&d);
+}
+
+/* Aliases that fix no vendor, device, class or name: clients fnmatch them
+ * against a device's modalias, so each would match every machine. */
+TEST(alias_broad)
+{
+	static const char *const broad[] = {
+		"*", "**", "?*", "pci:*", "usb:*", "pci:v*d*sv*sd*bc*sc*i*", "pci:v*",
+		"pci:v0000*", "usb:v*p*d*dc*dsc*dp*ic*isc*ip*in*", "sdio:c*v*d*",
+		"hid:b*g*v*p*", "of:N*T*C*", "of:N*", "platform:*", "acpi*:*", "*:pci",
+		"?ci:v00008086*", "[p]ci:v00008086*", "pci*", "Pci:*", "pci:[!x]*",
+	};
+	static const char *const fixed[] = {
+		"pci:v00008086d00002723sv*sd*bc*sc*i*", /* a device */
+		"pci:v00001002d*sv*sd*bc03sc*i*",	/* a vendor's display class */
+		"pci:v*d*sv*sd*bc0Csc03i30*",		/* a class: xhci_pci's */
+		"pci:v*d00002723sv*sd*bc*sc*i*",	/* a device id */
+		"usb:v*p*d*dc*dsc*dp*ic08isc06ip50in*", "usb:v1234p0001d*dc*dsc*dp*ic*isc*ip*in*",
+		"sdio:c*v02D0d4324*", "hid:b0003g*v0000046Dp0000C52B",
+		"of:N*T*Cti,wl1271", "of:N*T*Cti,wl1271C*", "acpi*:BCM4377:*", "platform:foo",
+		"spi:?", "pci:v00008086d00002723", "ACPI:literal",
+	};
+
+	/* A failure names the alias. */
+	for (size_t i = 0; i < sizeof(broad) / sizeof(broad[0]); i++)
+		CHECK_EQ_STR(fw_modalias_broad(broad[i]) ? "broad" : broad[i], "broad");
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		CHECK_EQ_STR(fw_modalias_broad(fixed[i]) ? fixed[i] : "fixed", "fixed");
+	CHECK_EQ_STR(fw_modalias_broad("*"), "it names no bus, so matches devices of any bus");
+	CHECK_EQ_STR(fw_modalias_broad("pci:*"), "it matches every device of its bus");
+}
+
+TEST(parse_alias_broad)
+{
+	struct fw_modmap m;
+	struct fw_diag d;
+
+	CHECK_EQ_INT(parse(&m, &d, HDR "a.bin\tfoo\tpci:v00008086d00002723sv*sd*bc*sc*i* *\n"
+				    "b.bin\tbar\tusb:v*p*d*dc*dsc*dp*ic*isc*ip*in*\n"
+				    "c.bin\tbaz\tof:N*T*Cti,wl1271\n"), 0);
+	CHECK_NDIAG(&d, 2);
+	CHECK_DIAG(&d, 0, 2, "over-broad modalias '*': it names no bus, so matches devices of any bus");
+	CHECK_DIAG(&d, 1, 3,
+		   "over-broad modalias 'usb:v*p*d*dc*dsc*dp*ic*isc*ip*in*': it matches every device of its bus");
+	CHECK_EQ_INT(m.n, 1);
+	CHECK_EQ_STR(m.v[0].module, "baz");
 	fw_modmap_free(&m);
 	fw_diag_free(&d);
 }
