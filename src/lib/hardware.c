@@ -322,13 +322,12 @@ bool fw_hw_needs(const struct fw_hw *h, size_t b, size_t m)
 	return needs(h, b, m, 0);
 }
 
+/* Append s; the caller drops repeats once the list is whole
+ * (fw_strv_uniq): a scan per name was quadratic in a module's names. */
 static int push_str(char ***v, size_t *n, size_t *cap, const char *s)
 {
 	char *x;
 
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*v)[i], s) == 0)
-			return 0;
 	if (fw_grow(v, cap, *n, sizeof(**v)) < 0)
 		return -ENOMEM;
 	x = strdup(s);
@@ -401,6 +400,8 @@ static int add_mod(struct fw_hw *h, struct kmod_module *mod, size_t *at, unsigne
 			break;
 	}
 	kmod_module_info_free_list(info);
+	if (r == 0 && fw_strv_uniq(h->mods.v[i].firmware, &h->mods.v[i].nfirmware) < 0)
+		r = -ENOMEM;
 	if (r < 0 || depth > 64)
 		return r;
 	/* What modprobe loads with it: its dependencies, then the modules
@@ -714,6 +715,9 @@ int fw_hw_add_log_names(struct fw_hw *h)
 		if (r < 0)
 			return r;
 	}
+	for (size_t i = 0; i < h->mods.n; i++)
+		if (fw_strv_uniq(h->mods.v[i].firmware, &h->mods.v[i].nfirmware) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
