@@ -29,7 +29,8 @@ static const struct fw_cli_opt opts[] = {
 	  "modules.alias.bin in it)", NULL },
 	{ "kernel-log", 'k', false, "FILE",
 	  "names that failed to load, from FILE (dmesg's text)\n"
-	  "instead of /dev/kmsg", NULL },
+	  "instead of /dev/kmsg: a regular file or the kernel's\n"
+	  "/dev/kmsg, at most 64 MiB read", NULL },
 	{ "no-kernel-log", 'n', false, NULL,
 	  "read no kernel log", NULL },
 	{ "destdir", FW_OPT_DESTDIR, false, "DIR",
@@ -102,23 +103,24 @@ static int read_log(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h
 		    struct fw_diag *d, bool *failed)
 {
 	const char *file = o->log ? o->log : "/dev/kmsg";
-	bool kmsg = !o->log;
+	struct fw_diag ld = { 0 };
+	bool kmsg;
 	int fd, r;
 
 	if (o->no_log || (!o->log && o->sysfs))
 		return 0;
-	fd = open(file, O_RDONLY | O_CLOEXEC | (kmsg ? O_NONBLOCK : 0));
+	fd = fw_hw_open_log(file, &kmsg, o->log ? d : &ld);
 	if (fd < 0) {
-		/* /dev/kmsg is root's where dmesg_restrict is set: a note, not
-		 * a failure; a file asked for is one. */
-		if (kmsg) {
+		/* /dev/kmsg is root's where dmesg_restrict is set, or a
+		 * container's stand-in: a note, not a failure; a file asked
+		 * for is one. */
+		if (!o->log)
 			fw_err("%s: %s: kernel log not read: %s (--no-kernel-log)", cmd, file,
-			       strerror(errno));
-			return 0;
-		}
-		fw_diag_add(d, file, 0, "cannot open: %s", strerror(errno));
-		*failed = true;
-		return 0;
+			       fd == -EINVAL ? "not the kernel's log device" : strerror(-fd));
+		else
+			*failed = true;
+		fw_diag_free(&ld);
+		return fd == -ENOMEM ? fd : 0;
 	}
 	r = fw_hw_read_log(h, fd, file, kmsg, d);
 	close(fd);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -583,6 +584,58 @@ static int log_line(struct fw_hw *h, const char *msg, size_t len, const char *fi
 	return 0;
 }
 
+/* /dev/kmsg, as drivers/char/mem.c registers it. */
+#define KMSG_MAJOR 1
+#define KMSG_MINOR 11
+
+static bool is_kmsg(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == KMSG_MAJOR &&
+	       minor(st->st_rdev) == KMSG_MINOR;
+}
+
+static const char log_kinds[] = "not a regular file or the kernel's /dev/kmsg (character "
+				"device 1:11), which may never end; not read";
+
+int fw_hw_open_log(const char *file, bool *kmsg, struct fw_diag *d)
+{
+	struct stat st;
+	int fd, r;
+
+	*kmsg = false;
+	if (stat(file, &st) < 0) {
+		r = -errno;
+		fw_diag_add(d, file, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) && !is_kmsg(&st)) {
+		fw_diag_add(d, file, 0, "%s", log_kinds);
+		return -EINVAL;
+	}
+	/* O_NONBLOCK: what was checked may have been swapped for a FIFO
+	 * since; its open must not wait for a writer, and fstat refuses it. */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		fw_diag_add(d, file, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !is_kmsg(&st))) {
+		fw_diag_add(d, file, 0, "%s", log_kinds);
+		close(fd);
+		return -EINVAL;
+	}
+	*kmsg = !S_ISREG(st.st_mode);
+	return fd;
+}
+
+static int log_too_long(const char *file, unsigned line, struct fw_diag *d)
+{
+	fw_diag_add(d, file, line, "kernel log longer than %u MiB; the rest not read",
+		    FW_HW_LOG_MAX >> 20);
+	return -EFBIG;
+}
+
 /* /dev/kmsg: one record per read(), "PRI,SEQ,TIME,FLAGS;MESSAGE\n" and
  * continuation lines; EAGAIN at the end, EPIPE when the ring overwrote
  * the next record (the reader moves on). */
@@ -590,6 +643,7 @@ static int read_kmsg(struct fw_hw *h, int fd, const char *file, struct fw_diag *
 {
 	char buf[FW_HW_LOG_LINE_MAX];
 	unsigned rec = 0;
+	uint64_t total = 0;
 	int r = 0;
 
 	for (;;) {
@@ -607,6 +661,11 @@ static int read_kmsg(struct fw_hw *h, int fd, const char *file, struct fw_diag *
 		}
 		if (k == 0)
 			return 0;
+		/* Records written as fast as they are read would never let
+		 * the ring run dry. */
+		total += (uint64_t)k;
+		if (total > FW_HW_LOG_MAX)
+			return log_too_long(file, rec, d);
 		rec++;
 		msg = memchr(buf, ';', (size_t)k);
 		if (!msg)
@@ -624,6 +683,7 @@ int fw_hw_read_log(struct fw_hw *h, int fd, const char *file, bool kmsg, struct 
 	char *buf;
 	size_t len = 0;
 	unsigned line = 1;
+	uint64_t total = 0;
 	bool skipping = false;
 	int r = 0;
 
@@ -648,6 +708,11 @@ int fw_hw_read_log(struct fw_hw *h, int fd, const char *file, bool kmsg, struct 
 		if (k == 0) {
 			if (len && !skipping)
 				r = log_line(h, buf, len, file, line, d);
+			break;
+		}
+		total += (uint64_t)k;
+		if (total > FW_HW_LOG_MAX) {
+			r = log_too_long(file, line, d);
 			break;
 		}
 		len += (size_t)k;
