@@ -165,6 +165,9 @@ int fw_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h, b
 		goto nomem;
 	if (r < 0)
 		*failed = true;
+	if (h->no_modules)
+		fw_err("%s: %s: the kernel has no loadable modules (no modules.dep); its "
+		       "drivers are built in, bound as sysfs shows", cmd, moddir);
 	r = read_log(cmd, o, h, &d, failed);
 	if (r == 0)
 		r = fw_hw_add_log_names(h);
@@ -379,7 +382,7 @@ static void print_text(const struct fw_hw *h, const struct fw_hw_report *rep)
 			       h->mods.v[x->module].name, fw_esc(x->pattern), x->nmembers);
 	}
 	for (size_t i = 0; i < h->ndev; i++)
-		bound += h->dev[i].nmods > 0;
+		bound += h->dev[i].nmods > 0 || h->dev[i].driver;
 	printf("%zu devices (%zu bound), %zu modules, %zu firmware names: %zu installed, "
 	       "%zu missing, %zu in no package, %zu alternatives\n",
 	       h->ndev, bound, h->mods.n, rep->q.n, rep->n[FW_HW_INSTALLED],

@@ -136,16 +136,56 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 	return *out ? 0 : -ENOMEM;
 }
 
-static int add_dev(struct fw_hw *h, const char *path, char *modalias)
+/* The last component of the target of the symlink dfd/name, or NULL
+ * (no such link; -ENOMEM in *r). */
+static char *link_base(int dfd, const char *name, int *r)
+{
+	char buf[4096], *b;
+	ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+
+	*r = 0;
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	b = strrchr(buf, '/');
+	b = b ? b + 1 : buf;
+	if (!*b)
+		return NULL;
+	b = strdup(b);
+	if (!b)
+		*r = -ENOMEM;
+	return b;
+}
+
+/* The module of the driver bound to the device dfd: sysfs links a bound
+ * device's driver, and a driver its module (built in or not), by name;
+ * a saved copy may lack the second. readlinkat only reads the links'
+ * text (driver/module goes through the driver link to read it). NULL
+ * when no driver is bound. */
+static char *driver_of(int dfd, int *r)
+{
+	char *m = link_base(dfd, "driver/module", r);
+
+	if (m || *r < 0)
+		return m;
+	m = link_base(dfd, "driver", r);
+	for (char *c = m; c && *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return m;
+}
+
+static int add_dev(struct fw_hw *h, const char *path, char *modalias, char *driver)
 {
 	char *p = strdup(path);
 
 	if (!p || fw_grow(&h->dev, &h->cap_dev, h->ndev, sizeof(*h->dev)) < 0) {
 		free(p);
 		free(modalias);
+		free(driver);
 		return -ENOMEM;
 	}
-	h->dev[h->ndev++] = (struct fw_hw_dev){ .path = p, .modalias = modalias };
+	h->dev[h->ndev++] = (struct fw_hw_dev){ .path = p, .modalias = modalias, .driver = driver };
 	return 0;
 }
 
@@ -209,7 +249,9 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 			} else if (r == -ENOENT) {
 				r = 0; /* gone meanwhile, as a directory below */
 			} else if (r == 0) {
-				r = add_dev(h, path, alias);
+				char *drv = driver_of(dfd, &r);
+
+				r = r < 0 ? (free(alias), r) : add_dev(h, path, alias, drv);
 			}
 			continue;
 		}
@@ -444,6 +486,71 @@ static int add_deps(struct fw_hw *h, size_t i, struct kmod_list *deps, unsigned 
 	return r;
 }
 
+static bool has_file(const char *dir, const char *name)
+{
+	char *p = fw_asprintf("%s/%s", dir, name);
+	bool r = p && access(p, F_OK) == 0;
+
+	free(p);
+	return r;
+}
+
+/* A kernel with no loadable modules: each device's driver is a module
+ * built into it, bound to the device, and its firmware= entries are those
+ * of modules.builtin.modinfo ("MODULE.firmware=NAME", NUL-terminated;
+ * kbuild writes it beside modules.builtin), when moddir holds it. */
+static int add_builtin(struct fw_hw *h, const char *moddir, struct fw_diag *d)
+{
+	char *info = NULL, *path = fw_asprintf("%s/modules.builtin.modinfo", moddir);
+	size_t len = 0;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = fw_read_text(AT_FDCWD, path, &info, &len);
+	if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+		fw_diag_add(d, path, 0, "cannot read: %s", strerror(-r));
+		h->bad++;
+	}
+	r = r == -ENOMEM ? r : 0;
+	for (size_t i = 0; i < h->ndev && r == 0; i++) {
+		struct fw_hw_dev *dv = &h->dev[i];
+		long k;
+
+		if (!dv->driver)
+			continue;
+		k = fw_hw_find_mod(h, dv->driver);
+		if (k < 0) {
+			struct fw_modinfo m = { .name = strdup(dv->driver), .path = strdup("(builtin)") };
+			size_t nl = strlen(dv->driver);
+
+			if (!m.name || !m.path ||
+			    fw_grow(&h->mods.v, &h->mods.cap, h->mods.n, sizeof(*h->mods.v)) < 0 ||
+			    fw_grow(&h->mod, &h->cap_mod, h->mods.n, sizeof(*h->mod)) < 0) {
+				fw_modinfo_free(&m);
+				r = -ENOMEM;
+				break;
+			}
+			k = (long)h->mods.n++;
+			h->mods.v[k] = m;
+			h->mod[k] = (struct fw_hw_mod){ .builtin = true, .bound = true };
+			for (const char *e = info; e && r == 0 && e < info + len; e += strlen(e) + 1) {
+				if (strncmp(e, dv->driver, nl) == 0 && strncmp(e + nl, ".firmware=", 10) == 0 &&
+				    e[nl + 10])
+					r = push_str(&h->mods.v[k].firmware, &h->mods.v[k].nfirmware,
+						     &h->mods.v[k].firmware_cap, e + nl + 10);
+			}
+			if (r == 0 && fw_strv_uniq(h->mods.v[k].firmware, &h->mods.v[k].nfirmware) < 0)
+				r = -ENOMEM;
+		}
+		if (r == 0)
+			r = push_idx(&dv->mods, &dv->nmods, (size_t)k);
+	}
+	free(info);
+	free(path);
+	return r;
+}
+
 /* libkmod prints its errors to stderr by default; the library never does. */
 static void kmod_quiet(void *data, int priority, const char *file, int line, const char *fn,
 		       const char *format, va_list args)
@@ -469,6 +576,12 @@ int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d)
 	 * than report hardware that needs no module. */
 	if (access(idx, R_OK) < 0) {
 		r = -errno;
+		if (r == -ENOENT && !has_file(moddir, "modules.dep") &&
+		    !has_file(moddir, "modules.dep.bin")) {
+			free(idx);
+			h->no_modules = true;
+			return add_builtin(h, moddir, d);
+		}
 		fw_diag_add(d, idx, 0, "%s: modaliases cannot be resolved (run depmod for this kernel)",
 			    strerror(-r));
 		free(idx);
@@ -792,6 +905,7 @@ void fw_hw_free(struct fw_hw *h)
 	for (size_t i = 0; i < h->ndev; i++) {
 		free(h->dev[i].path);
 		free(h->dev[i].modalias);
+		free(h->dev[i].driver);
 		free(h->dev[i].mods);
 	}
 	free(h->dev);

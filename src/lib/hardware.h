@@ -23,6 +23,9 @@
 struct fw_hw_dev {
 	char *path;       /* the device directory, as walked: ROOT/pci0000:00/0000:00:14.3 */
 	char *modalias;
+	char *driver;     /* the module of the driver bound to it, as its driver link
+			   * says (driver/module's name, else the driver's with '-'
+			   * read as '_'), or NULL: none bound */
 	size_t *mods;     /* the modules that bind it: indexes into mods */
 	size_t nmods;
 };
@@ -55,6 +58,7 @@ struct fw_hw {
 	struct fw_hw_log *log;  /* each name once, first report kept */
 	size_t nlog, cap_log;
 	size_t bad;             /* devices or modules that could not be read (findings in d) */
+	bool no_modules;        /* the kernel has no loadable modules (fw_hw_resolve) */
 	char *release;          /* the modules directory's last component, resolved against
 				 * (the kernel release whose firmware subdirectories the
 				 * loader searches), or NULL */
@@ -75,9 +79,13 @@ int fw_hw_scan(struct fw_hw *h, const char *dir, struct fw_diag *d);
  * directory moddir (/lib/modules/R, depmod's indexes in it); then each
  * module and, recursively, its dependencies to the firmware names their
  * modinfo lists. A missing modules.alias.bin is -ENOENT with a finding
- * naming it (nothing resolved); a module whose information cannot be read
- * is a finding (counted in bad) and the rest goes on. 0, -ENOMEM or
- * -errno. */
+ * naming it (nothing resolved), unless moddir has no modules.dep either
+ * (or is not there): the kernel then has no loadable modules (everything
+ * built in, CONFIG_MODULES=n), no_modules is set, and each device's
+ * driver (its driver link) is a module built in, bound to it, with the
+ * firmware names modules.builtin.modinfo lists for it when moddir holds
+ * that. A module whose information cannot be read is a finding (counted
+ * in bad) and the rest goes on. 0, -ENOMEM or -errno. */
 int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d);
 
 /* The name and prefix of one kernel log message ("[ 1.5] iwlwifi
