@@ -363,7 +363,7 @@ static void print_text(const struct fw_hw *h, const struct fw_hw_report *rep)
 			printf(": in no package");
 		printf("  (");
 		for (size_t k = 0; k < x->nmods; k++)
-			printf("%s%s", k ? " " : "", h->mods.v[x->mods[k]].name);
+			printf("%s%s", k ? " " : "", fw_esc(h->mods.v[x->mods[k]].name));
 		printf(")%s\n", fw_hw_in_log(h, x->name) ? " [kernel log]" : "");
 	}
 	for (size_t g = 0; g < rep->q.ng; g++) {
@@ -375,11 +375,11 @@ static void print_text(const struct fw_hw *h, const struct fw_hw_report *rep)
 				by = (long)x->members[k];
 		if (by >= 0)
 			printf("group     %s: %s: satisfied by %s (%zu alternatives)\n",
-			       h->mods.v[x->module].name, fw_esc(x->pattern),
+			       fw_esc(h->mods.v[x->module].name), fw_esc(x->pattern),
 			       fw_esc(rep->q.v[by].name), x->nmembers);
 		else
 			printf("group     %s: %s: none of %zu alternatives installed\n",
-			       h->mods.v[x->module].name, fw_esc(x->pattern), x->nmembers);
+			       fw_esc(h->mods.v[x->module].name), fw_esc(x->pattern), x->nmembers);
 	}
 	for (size_t i = 0; i < h->ndev; i++)
 		bound += h->dev[i].nmods > 0 || h->dev[i].driver;

@@ -86,12 +86,12 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 	if (fd < 0 && errno == ENOENT)
 		return -ENOENT;
 	if (fd < 0) {
-		fw_diag_add(d, path, 0, "cannot open: %s",
+		fw_diag_add(d, fw_esc(path), 0, "cannot open: %s",
 			    errno == ELOOP ? "a symlink; not followed" : strerror(errno));
 		return -EINVAL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fw_diag_add(d, path, 0, "not a regular file");
+		fw_diag_add(d, fw_esc(path), 0, "not a regular file");
 		close(fd);
 		return -EINVAL;
 	}
@@ -103,7 +103,7 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
-			fw_diag_add(d, path, 0, "cannot read: %s", strerror(errno));
+			fw_diag_add(d, fw_esc(path), 0, "cannot read: %s", strerror(errno));
 			r = -EINVAL;
 			break;
 		}
@@ -115,18 +115,18 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 	if (r < 0)
 		return r;
 	if (len > FW_HW_MODALIAS_MAX) {
-		fw_diag_add(d, path, 0, "longer than %u bytes: not a modalias", FW_HW_MODALIAS_MAX);
+		fw_diag_add(d, fw_esc(path), 0, "longer than %u bytes: not a modalias", FW_HW_MODALIAS_MAX);
 		return -EINVAL;
 	}
 	if (len && buf[len - 1] == '\n')
 		len--;
 	if (len == 0) {
-		fw_diag_add(d, path, 0, "empty: no modalias");
+		fw_diag_add(d, fw_esc(path), 0, "empty: no modalias");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < len; i++) {
 		if (buf[i] <= ' ' || buf[i] > '~') {
-			fw_diag_add(d, path, 0,
+			fw_diag_add(d, fw_esc(path), 0,
 				    "not a modalias: byte 0x%02x at offset %zu (printable ASCII only)",
 				    (unsigned char)buf[i], i);
 			return -EINVAL;
@@ -189,7 +189,9 @@ static int add_dev(struct fw_hw *h, const char *path, char *modalias, char *driv
 	return 0;
 }
 
-/* Walk dfd (named path), depth first, entries in byte order. The entry
+/* Walk dfd (named path), depth first, entries in byte order. Paths in
+ * findings are escaped (fw_esc): a directory name of a saved copy may
+ * hold terminal escapes. The entry
  * types come from readdir (sysfs and local file systems give them): no
  * stat of the dozens of attribute files and links of each device, only
  * where the type is unknown. A directory's device and inode, for the
@@ -203,14 +205,14 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 	int r;
 
 	if (depth > FW_HW_DEPTH_MAX) {
-		fw_diag_add(d, path, 0, "directories nested deeper than %u; not walked further",
+		fw_diag_add(d, fw_esc(path), 0, "directories nested deeper than %u; not walked further",
 			    FW_HW_DEPTH_MAX);
 		h->bad++;
 		return 0;
 	}
 	r = fw_read_dir_typed(dfd, &names, &types, &n);
 	if (r < 0) {
-		fw_diag_add(d, path, 0, "cannot read directory: %s", strerror(-r));
+		fw_diag_add(d, fw_esc(path), 0, "cannot read directory: %s", strerror(-r));
 		h->bad++;
 		return r == -ENOMEM ? r : 0;
 	}
@@ -267,14 +269,14 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 			/* Gone meanwhile is no finding: sysfs changes as devices
 			 * come and go. */
 			if (errno != ENOENT) {
-				fw_diag_add(d, sub, 0, "cannot open directory: %s", strerror(errno));
+				fw_diag_add(d, fw_esc(sub), 0, "cannot open directory: %s", strerror(errno));
 				h->bad++;
 			}
 		} else if (fstat(cfd, &st) < 0) {
-			fw_diag_add(d, sub, 0, "cannot read directory: %s", strerror(errno));
+			fw_diag_add(d, fw_esc(sub), 0, "cannot read directory: %s", strerror(errno));
 			h->bad++;
 		} else if ((r = seen_add(seen, st.st_dev, st.st_ino)) == 0) {
-			fw_diag_add(d, sub, 0, "directory met before (a bind mount?); not walked again");
+			fw_diag_add(d, fw_esc(sub), 0, "directory met before (a bind mount?); not walked again");
 			h->bad++;
 		} else if (r > 0) {
 			r = walk(h, seen, cfd, sub, depth + 1, d);
@@ -601,7 +603,7 @@ int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d)
 
 		r = kmod_module_new_from_lookup(ctx, dv->modalias, &list);
 		if (r < 0) {
-			fw_diag_add(d, dv->path, 0, "modalias %s: lookup failed: %s",
+			fw_diag_add(d, fw_esc(dv->path), 0, "modalias %s: lookup failed: %s",
 				    dv->modalias, strerror(-r));
 			h->bad++;
 			r = r == -ENOMEM ? r : 0;
