@@ -99,7 +99,7 @@ $(SNAPSHOT): tests/snapshot.c
 # One binary per parser: tests/fuzz/fuzz-{text,image,tree}.c with -DFUZZ_<T>.
 FUZZ_TEXT  = whence sums policy split modmap licmap hwlog
 FUZZ_IMAGE = fwimage ihex ihex_bin modinfo elf
-FUZZ_BINS  = $(addprefix build-fuzz/fuzz/fuzz-,$(FUZZ_TEXT) $(FUZZ_IMAGE) tree)
+FUZZ_BINS  = $(addprefix build-fuzz/fuzz/fuzz-,$(FUZZ_TEXT) $(FUZZ_IMAGE) tree sysfs)
 FUZZ_SECONDS ?= 60
 
 define fuzz_rule
@@ -113,6 +113,7 @@ endef
 $(foreach t,$(FUZZ_TEXT),$(eval $(call fuzz_rule,$(t),fuzz-text.c)))
 $(foreach t,$(FUZZ_IMAGE),$(eval $(call fuzz_rule,$(t),fuzz-image.c)))
 $(eval $(call fuzz_rule,tree,fuzz-tree.c))
+$(eval $(call fuzz_rule,sysfs,fuzz-sysfs.c))
 
 fuzz-lib:
 	@$(MAKE) -s FUZZ=1 lib
