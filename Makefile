@@ -96,12 +96,14 @@ $(SNAPSHOT): tests/snapshot.c
 	$(Q)$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -lcrypto
 
 # ---- fuzzing (libFuzzer) ----
-# One binary per parser: tests/fuzz/fuzz-{text,image,tree}.c with -DFUZZ_<T>.
+# One binary per parser: tests/fuzz/fuzz-{text,image}.c with -DFUZZ_<T>, and
+# one file each for the others.
 FUZZ_TEXT  = whence sums policy split modmap licmap hwlog
 FUZZ_IMAGE = fwimage ihex ihex_bin modinfo elf
-FUZZ_BINS  = $(addprefix build-fuzz/fuzz/fuzz-,$(FUZZ_TEXT) $(FUZZ_IMAGE) tree)
-# manifests/replaces, with the split it is checked against (its own file).
-FUZZ_BINS += build-fuzz/fuzz/fuzz-replaces
+# replaces: manifests/replaces with the split it is checked against;
+# metainfo: the metainfo writer, its XML checked for well-formedness;
+# sysfs: the sysfs walk.
+FUZZ_BINS  = $(addprefix build-fuzz/fuzz/fuzz-,$(FUZZ_TEXT) $(FUZZ_IMAGE) tree replaces metainfo sysfs)
 FUZZ_SECONDS ?= 60
 
 define fuzz_rule
@@ -116,9 +118,8 @@ $(foreach t,$(FUZZ_TEXT),$(eval $(call fuzz_rule,$(t),fuzz-text.c)))
 $(foreach t,$(FUZZ_IMAGE),$(eval $(call fuzz_rule,$(t),fuzz-image.c)))
 $(eval $(call fuzz_rule,tree,fuzz-tree.c))
 $(eval $(call fuzz_rule,replaces,fuzz-replaces.c))
-# The metainfo writer: its XML checked for well-formedness.
-FUZZ_BINS += build-fuzz/fuzz/fuzz-metainfo
 $(eval $(call fuzz_rule,metainfo,fuzz-metainfo.c))
+$(eval $(call fuzz_rule,sysfs,fuzz-sysfs.c))
 
 fuzz-lib:
 	@$(MAKE) -s FUZZ=1 lib

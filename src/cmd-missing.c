@@ -29,7 +29,8 @@ static const struct fw_cli_opt opts[] = {
 	  "modules.alias.bin in it)", NULL },
 	{ "kernel-log", 'k', false, "FILE",
 	  "names that failed to load, from FILE (dmesg's text)\n"
-	  "instead of /dev/kmsg", NULL },
+	  "instead of /dev/kmsg: a regular file or the kernel's\n"
+	  "/dev/kmsg, at most 64 MiB read", NULL },
 	{ "no-kernel-log", 'n', false, NULL,
 	  "read no kernel log", NULL },
 	{ "destdir", FW_OPT_DESTDIR, false, "DIR",
@@ -102,23 +103,24 @@ static int read_log(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h
 		    struct fw_diag *d, bool *failed)
 {
 	const char *file = o->log ? o->log : "/dev/kmsg";
-	bool kmsg = !o->log;
+	struct fw_diag ld = { 0 };
+	bool kmsg;
 	int fd, r;
 
 	if (o->no_log || (!o->log && o->sysfs))
 		return 0;
-	fd = open(file, O_RDONLY | O_CLOEXEC | (kmsg ? O_NONBLOCK : 0));
+	fd = fw_hw_open_log(file, &kmsg, o->log ? d : &ld);
 	if (fd < 0) {
-		/* /dev/kmsg is root's where dmesg_restrict is set: a note, not
-		 * a failure; a file asked for is one. */
-		if (kmsg) {
+		/* /dev/kmsg is root's where dmesg_restrict is set, or a
+		 * container's stand-in: a note, not a failure; a file asked
+		 * for is one. */
+		if (!o->log)
 			fw_err("%s: %s: kernel log not read: %s (--no-kernel-log)", cmd, file,
-			       strerror(errno));
-			return 0;
-		}
-		fw_diag_add(d, file, 0, "cannot open: %s", strerror(errno));
-		*failed = true;
-		return 0;
+			       fd == -EINVAL ? "not the kernel's log device" : strerror(-fd));
+		else
+			*failed = true;
+		fw_diag_free(&ld);
+		return fd == -ENOMEM ? fd : 0;
 	}
 	r = fw_hw_read_log(h, fd, file, kmsg, d);
 	close(fd);
@@ -163,6 +165,9 @@ int fw_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h, b
 		goto nomem;
 	if (r < 0)
 		*failed = true;
+	if (h->no_modules)
+		fw_err("%s: %s: the kernel has no loadable modules (no modules.dep); its "
+		       "drivers are built in, bound as sysfs shows", cmd, moddir);
 	r = read_log(cmd, o, h, &d, failed);
 	if (r == 0)
 		r = fw_hw_add_log_names(h);
@@ -359,7 +364,7 @@ static void print_text(const struct fw_hw *h, const struct fw_hw_report *rep)
 			printf(": in no package");
 		printf("  (");
 		for (size_t k = 0; k < x->nmods; k++)
-			printf("%s%s", k ? " " : "", h->mods.v[x->mods[k]].name);
+			printf("%s%s", k ? " " : "", fw_esc(h->mods.v[x->mods[k]].name));
 		printf(")%s\n", fw_hw_in_log(h, x->name) ? " [kernel log]" : "");
 	}
 	for (size_t g = 0; g < rep->q.ng; g++) {
@@ -371,14 +376,14 @@ static void print_text(const struct fw_hw *h, const struct fw_hw_report *rep)
 				by = (long)x->members[k];
 		if (by >= 0)
 			printf("group     %s: %s: satisfied by %s (%zu alternatives)\n",
-			       h->mods.v[x->module].name, fw_esc(x->pattern),
+			       fw_esc(h->mods.v[x->module].name), fw_esc(x->pattern),
 			       fw_esc(rep->q.v[by].name), x->nmembers);
 		else
 			printf("group     %s: %s: none of %zu alternatives installed\n",
-			       h->mods.v[x->module].name, fw_esc(x->pattern), x->nmembers);
+			       fw_esc(h->mods.v[x->module].name), fw_esc(x->pattern), x->nmembers);
 	}
 	for (size_t i = 0; i < h->ndev; i++)
-		bound += h->dev[i].nmods > 0;
+		bound += h->dev[i].nmods > 0 || h->dev[i].driver;
 	printf("%zu devices (%zu bound), %zu modules, %zu firmware names: %zu installed, "
 	       "%zu missing, %zu in no package, %zu alternatives\n",
 	       h->ndev, bound, h->mods.n, rep->q.n, rep->n[FW_HW_INSTALLED],

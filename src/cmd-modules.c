@@ -135,7 +135,7 @@ static void text_mods(const struct fw_modset *s, const struct fw_fwreq *q)
 {
 	printf("  (");
 	for (size_t k = 0; k < q->nmods; k++)
-		printf("%s%s", k ? " " : "", s->v[q->mods[k]].name);
+		printf("%s%s", k ? " " : "", fw_esc(s->v[q->mods[k]].name));
 	printf(")\n");
 }
 
@@ -301,12 +301,13 @@ static void print_groups(const struct fw_modset *s, const struct fw_fwreqs *q,
 				printf("null");
 			printf("}");
 		} else if (by >= 0) {
+			/* A module's name= is the module's to choose: escaped. */
 			printf("group    %s: %s: satisfied by %s (%zu alternatives)\n",
-			       s->v[x->module].name, fw_esc(x->pattern), fw_esc(q->v[by].name),
+			       fw_esc(s->v[x->module].name), fw_esc(x->pattern), fw_esc(q->v[by].name),
 			       x->nmembers);
 		} else {
 			printf("group    %s: %s: none of %zu alternatives in the tree\n",
-			       s->v[x->module].name, fw_esc(x->pattern), x->nmembers);
+			       fw_esc(s->v[x->module].name), fw_esc(x->pattern), x->nmembers);
 		}
 	}
 }

@@ -113,7 +113,7 @@ static void device_chains(const struct fw_hw *h, const struct fw_fwreq *x, struc
 				} else {
 					printf("%s (%s)", fw_esc(dv->path), fw_esc(dv->modalias));
 					for (size_t j = 0; j < n; j++)
-						printf(" -> %s", h->mods.v[path[j]].name);
+						printf(" -> %s", fw_esc(h->mods.v[path[j]].name));
 				}
 				chain_end(w);
 				w->chains++;
@@ -229,7 +229,7 @@ int cmd_why(int argc, char **argv)
 		printf("]}\n");
 	else if (x && x->group >= 0)
 		printf("alternatives: %s (%zu names of %s)\n", fw_esc(rep.q.g[x->group].pattern),
-		       rep.q.g[x->group].nmembers, h.mods.v[rep.q.g[x->group].module].name);
+		       rep.q.g[x->group].nmembers, fw_esc(h.mods.v[rep.q.g[x->group].module].name));
 	if (!w.chains)
 		fw_err("why: %s: no device present needs it%s%s", fw_esc(w.name),
 		       w.pkg ? "; it is in " : "", w.pkg ? w.pkg : "");

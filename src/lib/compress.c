@@ -464,30 +464,12 @@ struct dec_state {
 	struct fw_sha256 h;
 	unsigned char *in, *out;
 	unsigned flags;
-	/* fw_decompress_buf: keep the content (no digest), at most keep_max bytes. */
-	unsigned char *keep;
-	size_t keep_len, keep_cap, keep_max;
-	bool keeping;
 };
 
 static int dec_output(struct dec_state *st, size_t len)
 {
 	st->total += len;
-	if (!st->keeping)
-		return len ? fw_sha256_update(&st->h, st->out, len) : 0;
-	if (len > st->keep_max - st->keep_len)
-		return -EFBIG;
-	/* Room for this output (len, at most IO_BUF_SIZE: one buffer of st->out,
-	 * and > 0 when it does not fit): IO_BUF_SIZE at first, then doubling,
-	 * so the capacity is IO_BUF_SIZE * 2^k and, keep_max being such a
-	 * size (FW_MODINFO_MAX), never passes it. */
-	if (len > st->keep_cap - st->keep_len &&
-	    fw_grow(&st->keep, &st->keep_cap, st->keep_cap ? st->keep_len + len - 1 : IO_BUF_SIZE - 1,
-		    1) < 0)
-		return -ENOMEM;
-	memcpy(st->keep + st->keep_len, st->out, len);
-	st->keep_len += len;
-	return 0;
+	return len ? fw_sha256_update(&st->h, st->out, len) : 0;
 }
 
 /*
@@ -620,9 +602,8 @@ static int zstd_dec_errno(size_t ret)
  * which read_full made either IO_BUF_SIZE or the whole file, so a header
  * cut short here is cut short in the file.
  */
-static int zstd_check_header(struct dec_state *st, size_t len)
+static int zstd_check_header(const unsigned char *p, size_t len, unsigned *flags)
 {
-	const unsigned char *p = st->in;
 	uint32_t magic;
 	unsigned long long fcs;
 
@@ -635,7 +616,7 @@ static int zstd_check_header(struct dec_state *st, size_t len)
 	 * reports 0 for it), so the kernel cannot load the file.
 	 */
 	if ((magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START) {
-		st->flags |= FW_DECOMP_ZSTD_NO_SIZE;
+		*flags |= FW_DECOMP_ZSTD_NO_SIZE;
 		return 0;
 	}
 	/*
@@ -648,7 +629,7 @@ static int zstd_check_header(struct dec_state *st, size_t len)
 	if (fcs == ZSTD_CONTENTSIZE_ERROR)
 		return -EBADMSG;
 	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN)
-		st->flags |= FW_DECOMP_ZSTD_NO_SIZE;
+		*flags |= FW_DECOMP_ZSTD_NO_SIZE;
 	return 0;
 }
 
@@ -676,7 +657,7 @@ static int dec_zstd(struct dec_state *st)
 			goto out;
 		}
 		if (first) {
-			r = zstd_check_header(st, (size_t)n);
+			r = zstd_check_header(st->in, (size_t)n, &st->flags);
 			if (r < 0)
 				goto out;
 			first = false;
@@ -838,21 +819,163 @@ int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LE
 	return r;
 }
 
-int fw_decompress_buf(int fd, enum fw_compress c, size_t max, unsigned char **buf, size_t *len)
-{
-	struct dec_state st = { .fd = fd, .keeping = true, .keep_max = max };
-	int r;
+/* --- piecewise decoding ------------------------------------------------- */
 
-	*buf = NULL;
-	*len = 0;
+struct fw_decoder {
+	int fd;
+	enum fw_compress c;
+	uint64_t need;          /* taken from the memory budget */
+	unsigned char *in;      /* IO_BUF_SIZE */
+	bool started, done;
+	lzma_stream xz;
+	lzma_action action;
+	ZSTD_DCtx *zstd;
+	ZSTD_inBuffer zin;
+};
+
+int fw_decoder_open(struct fw_decoder **dp, int fd, enum fw_compress c)
+{
+	struct fw_decoder *dec;
+	lzma_stream init = LZMA_STREAM_INIT;
+	int r = -ENOMEM;
+
+	*dp = NULL;
 	if (c != FW_COMP_NONE && c != FW_COMP_XZ && c != FW_COMP_ZSTD)
 		return -EINVAL;
-	r = run_decoder(&st, c);
-	if (r < 0) {
-		free(st.keep);
-		return r;
+	dec = calloc(1, sizeof(*dec));
+	if (!dec)
+		return -ENOMEM;
+	dec->fd = fd;
+	dec->c = c;
+	dec->xz = init;
+	dec->action = LZMA_RUN;
+	dec->need = fw_decompress_memusage(fd, c);
+	fw_mem_acquire(dec->need);
+	dec->in = malloc(IO_BUF_SIZE);
+	if (!dec->in)
+		goto fail;
+	if (c == FW_COMP_XZ) {
+		/* As dec_xz: one stream, the kernel's; the check type is
+		 * not the reader's concern here. */
+		lzma_ret ret = lzma_stream_decoder(&dec->xz, XZ_DEC_MEMLIMIT, 0);
+
+		if (ret != LZMA_OK) {
+			r = lzma_ret_errno(ret);
+			goto fail;
+		}
+	} else if (c == FW_COMP_ZSTD) {
+		dec->zstd = ZSTD_createDCtx();
+		if (!dec->zstd)
+			goto fail;
+		if (ZSTD_isError(ZSTD_DCtx_setParameter(dec->zstd, ZSTD_d_windowLogMax,
+							ZSTD_DEC_WINDOWLOG_MAX))) {
+			r = -EIO;
+			goto fail;
+		}
 	}
-	*buf = st.keep;
-	*len = st.keep_len;
+	*dp = dec;
 	return 0;
+fail:
+	fw_decoder_close(dec);
+	return r;
+}
+
+static ssize_t decoder_xz(struct fw_decoder *dec, unsigned char *buf, size_t len)
+{
+	dec->xz.next_out = buf;
+	dec->xz.avail_out = len;
+	while (dec->xz.avail_out > 0) {
+		lzma_ret ret;
+
+		if (dec->xz.avail_in == 0 && dec->action == LZMA_RUN) {
+			ssize_t n = read_full(dec->fd, dec->in, IO_BUF_SIZE);
+
+			if (n < 0)
+				return n;
+			/* FINISH at EOF turns a truncated stream into an error. */
+			if (n == 0)
+				dec->action = LZMA_FINISH;
+			dec->xz.next_in = dec->in;
+			dec->xz.avail_in = (size_t)n;
+		}
+		ret = lzma_code(&dec->xz, dec->action);
+		if (ret == LZMA_STREAM_END) {
+			dec->done = true;
+			break;
+		}
+		if (ret != LZMA_OK)
+			return lzma_dec_errno(ret);
+	}
+	return (ssize_t)(len - dec->xz.avail_out);
+}
+
+static ssize_t decoder_zstd(struct fw_decoder *dec, unsigned char *buf, size_t len)
+{
+	ZSTD_outBuffer out = { buf, len, 0 };
+
+	while (out.pos < out.size) {
+		size_t ret;
+
+		if (dec->zin.pos == dec->zin.size) {
+			ssize_t n = read_full(dec->fd, dec->in, IO_BUF_SIZE);
+			unsigned flags = 0;
+
+			if (n < 0)
+				return n;
+			if (!dec->started) {
+				/* The magic the kernel accepts, as dec_zstd checks it. */
+				int r = zstd_check_header(dec->in, (size_t)n, &flags);
+
+				if (r < 0)
+					return r;
+				dec->started = true;
+			}
+			/* EOF before the frame ended: truncated. */
+			if (n == 0)
+				return -EBADMSG;
+			dec->zin = (ZSTD_inBuffer){ dec->in, (size_t)n, 0 };
+		}
+		ret = ZSTD_decompressStream(dec->zstd, &out, &dec->zin);
+		if (ZSTD_isError(ret))
+			return zstd_dec_errno(ret);
+		/* 0: the first frame is complete and flushed. */
+		if (ret == 0) {
+			dec->done = true;
+			break;
+		}
+	}
+	return (ssize_t)out.pos;
+}
+
+ssize_t fw_decoder_read(struct fw_decoder *dec, void *buf, size_t len)
+{
+	if (dec->done || len == 0)
+		return 0;
+	/* At most SSIZE_MAX at once, so the count fits. */
+	if (len > IO_BUF_SIZE * 64)
+		len = IO_BUF_SIZE * 64;
+	switch (dec->c) {
+	case FW_COMP_XZ:
+		return decoder_xz(dec, buf, len);
+	case FW_COMP_ZSTD:
+		return decoder_zstd(dec, buf, len);
+	default: {
+		ssize_t n = read_full(dec->fd, buf, len);
+
+		if (n >= 0 && (size_t)n < len)
+			dec->done = true;
+		return n;
+	}
+	}
+}
+
+void fw_decoder_close(struct fw_decoder *dec)
+{
+	if (!dec)
+		return;
+	lzma_end(&dec->xz);
+	ZSTD_freeDCtx(dec->zstd);
+	free(dec->in);
+	fw_mem_release(dec->need);
+	free(dec);
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "digest.h"
 
@@ -50,7 +51,7 @@ uint64_t fw_compress_memusage(enum fw_compress c, uint64_t size);
  * header (read with pread: the offset stays): the xz dictionary its first
  * block declares, or the zstd frame's window, as liblzma and libzstd
  * estimate them, and the I/O buffers; at most the decoders' hard caps. 0
- * for none. fw_digest_decompress and fw_decompress_buf take this from the
+ * for none. fw_digest_decompress and fw_decoder_open take this from the
  * process's memory budget (membudget.h) while they run. */
 uint64_t fw_decompress_memusage(int fd, enum fw_compress c);
 
@@ -66,10 +67,22 @@ uint64_t fw_decompress_memusage(int fd, enum fw_compress c);
 int fw_digest_decompress(int fd, enum fw_compress c, uint8_t digest[FW_SHA256_LEN],
 			 uint64_t *size, unsigned *flags);
 
-/* Read the file open on fd to its end, decompressed as c (none: as is), into
- * a new buffer (*buf, *len; free it; NULL when empty). At most max bytes of
- * content: -EFBIG past that. 0, -EBADMSG for corrupt or truncated data,
- * -ENOMEM or -errno from read(). */
-int fw_decompress_buf(int fd, enum fw_compress c, size_t max, unsigned char **buf, size_t *len);
+/* A decoder read piecewise, for a reader that needs only part of the
+ * content (the ELF headers and .modinfo of a .ko.xz): the content of the
+ * file open on fd, read from its current offset (at the file's start: the
+ * memory estimate reads the header there), as c (none: as is), in the
+ * caller's pieces; nothing past what the caller asks for is decoded, so a
+ * small file that expands to gigabytes costs only what is read of it. Its
+ * decoder's memory (fw_decompress_memusage) is taken from the process's
+ * budget from open to close. 0, -ENOMEM or -EINVAL (c unknown). */
+struct fw_decoder;
+int fw_decoder_open(struct fw_decoder **dp, int fd, enum fw_compress c);
+/* Up to len bytes of content into buf: fewer only at its end (the end of
+ * the first xz stream or zstd frame, as the kernel decodes). Their count,
+ * 0 at the end, -EBADMSG for corrupt or truncated data, -ENOMEM, or
+ * -errno from read(). */
+ssize_t fw_decoder_read(struct fw_decoder *dec, void *buf, size_t len);
+/* NULL is fine. */
+void fw_decoder_close(struct fw_decoder *dec);
 
 #endif

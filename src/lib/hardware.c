@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -85,12 +86,12 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 	if (fd < 0 && errno == ENOENT)
 		return -ENOENT;
 	if (fd < 0) {
-		fw_diag_add(d, path, 0, "cannot open: %s",
+		fw_diag_add(d, fw_esc(path), 0, "cannot open: %s",
 			    errno == ELOOP ? "a symlink; not followed" : strerror(errno));
 		return -EINVAL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fw_diag_add(d, path, 0, "not a regular file");
+		fw_diag_add(d, fw_esc(path), 0, "not a regular file");
 		close(fd);
 		return -EINVAL;
 	}
@@ -102,7 +103,7 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
-			fw_diag_add(d, path, 0, "cannot read: %s", strerror(errno));
+			fw_diag_add(d, fw_esc(path), 0, "cannot read: %s", strerror(errno));
 			r = -EINVAL;
 			break;
 		}
@@ -114,18 +115,18 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 	if (r < 0)
 		return r;
 	if (len > FW_HW_MODALIAS_MAX) {
-		fw_diag_add(d, path, 0, "longer than %u bytes: not a modalias", FW_HW_MODALIAS_MAX);
+		fw_diag_add(d, fw_esc(path), 0, "longer than %u bytes: not a modalias", FW_HW_MODALIAS_MAX);
 		return -EINVAL;
 	}
 	if (len && buf[len - 1] == '\n')
 		len--;
 	if (len == 0) {
-		fw_diag_add(d, path, 0, "empty: no modalias");
+		fw_diag_add(d, fw_esc(path), 0, "empty: no modalias");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < len; i++) {
 		if (buf[i] <= ' ' || buf[i] > '~') {
-			fw_diag_add(d, path, 0,
+			fw_diag_add(d, fw_esc(path), 0,
 				    "not a modalias: byte 0x%02x at offset %zu (printable ASCII only)",
 				    (unsigned char)buf[i], i);
 			return -EINVAL;
@@ -135,20 +136,62 @@ static int read_modalias(int dfd, const char *path, char **out, struct fw_diag *
 	return *out ? 0 : -ENOMEM;
 }
 
-static int add_dev(struct fw_hw *h, const char *path, char *modalias)
+/* The last component of the target of the symlink dfd/name, or NULL
+ * (no such link; -ENOMEM in *r). */
+static char *link_base(int dfd, const char *name, int *r)
+{
+	char buf[4096], *b;
+	ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+
+	*r = 0;
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	b = strrchr(buf, '/');
+	b = b ? b + 1 : buf;
+	if (!*b)
+		return NULL;
+	b = strdup(b);
+	if (!b)
+		*r = -ENOMEM;
+	return b;
+}
+
+/* The module of the driver bound to the device dfd: sysfs links a bound
+ * device's driver, and a driver its module (built in or not), by name;
+ * a saved copy may lack the second. readlinkat only reads the links'
+ * text (driver/module goes through the driver link to read it). NULL
+ * when no driver is bound. */
+static char *driver_of(int dfd, int *r)
+{
+	char *m = link_base(dfd, "driver/module", r);
+
+	if (m || *r < 0)
+		return m;
+	m = link_base(dfd, "driver", r);
+	for (char *c = m; c && *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return m;
+}
+
+static int add_dev(struct fw_hw *h, const char *path, char *modalias, char *driver)
 {
 	char *p = strdup(path);
 
 	if (!p || fw_grow(&h->dev, &h->cap_dev, h->ndev, sizeof(*h->dev)) < 0) {
 		free(p);
 		free(modalias);
+		free(driver);
 		return -ENOMEM;
 	}
-	h->dev[h->ndev++] = (struct fw_hw_dev){ .path = p, .modalias = modalias };
+	h->dev[h->ndev++] = (struct fw_hw_dev){ .path = p, .modalias = modalias, .driver = driver };
 	return 0;
 }
 
-/* Walk dfd (named path), depth first, entries in byte order. The entry
+/* Walk dfd (named path), depth first, entries in byte order. Paths in
+ * findings are escaped (fw_esc): a directory name of a saved copy may
+ * hold terminal escapes. The entry
  * types come from readdir (sysfs and local file systems give them): no
  * stat of the dozens of attribute files and links of each device, only
  * where the type is unknown. A directory's device and inode, for the
@@ -162,14 +205,14 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 	int r;
 
 	if (depth > FW_HW_DEPTH_MAX) {
-		fw_diag_add(d, path, 0, "directories nested deeper than %u; not walked further",
+		fw_diag_add(d, fw_esc(path), 0, "directories nested deeper than %u; not walked further",
 			    FW_HW_DEPTH_MAX);
 		h->bad++;
 		return 0;
 	}
 	r = fw_read_dir_typed(dfd, &names, &types, &n);
 	if (r < 0) {
-		fw_diag_add(d, path, 0, "cannot read directory: %s", strerror(-r));
+		fw_diag_add(d, fw_esc(path), 0, "cannot read directory: %s", strerror(-r));
 		h->bad++;
 		return r == -ENOMEM ? r : 0;
 	}
@@ -208,7 +251,9 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 			} else if (r == -ENOENT) {
 				r = 0; /* gone meanwhile, as a directory below */
 			} else if (r == 0) {
-				r = add_dev(h, path, alias);
+				char *drv = driver_of(dfd, &r);
+
+				r = r < 0 ? (free(alias), r) : add_dev(h, path, alias, drv);
 			}
 			continue;
 		}
@@ -224,14 +269,14 @@ static int walk(struct fw_hw *h, struct seen *seen, int dfd, const char *path, u
 			/* Gone meanwhile is no finding: sysfs changes as devices
 			 * come and go. */
 			if (errno != ENOENT) {
-				fw_diag_add(d, sub, 0, "cannot open directory: %s", strerror(errno));
+				fw_diag_add(d, fw_esc(sub), 0, "cannot open directory: %s", strerror(errno));
 				h->bad++;
 			}
 		} else if (fstat(cfd, &st) < 0) {
-			fw_diag_add(d, sub, 0, "cannot read directory: %s", strerror(errno));
+			fw_diag_add(d, fw_esc(sub), 0, "cannot read directory: %s", strerror(errno));
 			h->bad++;
 		} else if ((r = seen_add(seen, st.st_dev, st.st_ino)) == 0) {
-			fw_diag_add(d, sub, 0, "directory met before (a bind mount?); not walked again");
+			fw_diag_add(d, fw_esc(sub), 0, "directory met before (a bind mount?); not walked again");
 			h->bad++;
 		} else if (r > 0) {
 			r = walk(h, seen, cfd, sub, depth + 1, d);
@@ -322,13 +367,12 @@ bool fw_hw_needs(const struct fw_hw *h, size_t b, size_t m)
 	return needs(h, b, m, 0);
 }
 
+/* Append s; the caller drops repeats once the list is whole
+ * (fw_strv_uniq): a scan per name was quadratic in a module's names. */
 static int push_str(char ***v, size_t *n, size_t *cap, const char *s)
 {
 	char *x;
 
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*v)[i], s) == 0)
-			return 0;
 	if (fw_grow(v, cap, *n, sizeof(**v)) < 0)
 		return -ENOMEM;
 	x = strdup(s);
@@ -401,6 +445,8 @@ static int add_mod(struct fw_hw *h, struct kmod_module *mod, size_t *at, unsigne
 			break;
 	}
 	kmod_module_info_free_list(info);
+	if (r == 0 && fw_strv_uniq(h->mods.v[i].firmware, &h->mods.v[i].nfirmware) < 0)
+		r = -ENOMEM;
 	if (r < 0 || depth > 64)
 		return r;
 	/* What modprobe loads with it: its dependencies, then the modules
@@ -442,6 +488,71 @@ static int add_deps(struct fw_hw *h, size_t i, struct kmod_list *deps, unsigned 
 	return r;
 }
 
+static bool has_file(const char *dir, const char *name)
+{
+	char *p = fw_asprintf("%s/%s", dir, name);
+	bool r = p && access(p, F_OK) == 0;
+
+	free(p);
+	return r;
+}
+
+/* A kernel with no loadable modules: each device's driver is a module
+ * built into it, bound to the device, and its firmware= entries are those
+ * of modules.builtin.modinfo ("MODULE.firmware=NAME", NUL-terminated;
+ * kbuild writes it beside modules.builtin), when moddir holds it. */
+static int add_builtin(struct fw_hw *h, const char *moddir, struct fw_diag *d)
+{
+	char *info = NULL, *path = fw_asprintf("%s/modules.builtin.modinfo", moddir);
+	size_t len = 0;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = fw_read_text(AT_FDCWD, path, &info, &len);
+	if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+		fw_diag_add(d, path, 0, "cannot read: %s", strerror(-r));
+		h->bad++;
+	}
+	r = r == -ENOMEM ? r : 0;
+	for (size_t i = 0; i < h->ndev && r == 0; i++) {
+		struct fw_hw_dev *dv = &h->dev[i];
+		long k;
+
+		if (!dv->driver)
+			continue;
+		k = fw_hw_find_mod(h, dv->driver);
+		if (k < 0) {
+			struct fw_modinfo m = { .name = strdup(dv->driver), .path = strdup("(builtin)") };
+			size_t nl = strlen(dv->driver);
+
+			if (!m.name || !m.path ||
+			    fw_grow(&h->mods.v, &h->mods.cap, h->mods.n, sizeof(*h->mods.v)) < 0 ||
+			    fw_grow(&h->mod, &h->cap_mod, h->mods.n, sizeof(*h->mod)) < 0) {
+				fw_modinfo_free(&m);
+				r = -ENOMEM;
+				break;
+			}
+			k = (long)h->mods.n++;
+			h->mods.v[k] = m;
+			h->mod[k] = (struct fw_hw_mod){ .builtin = true, .bound = true };
+			for (const char *e = info; e && r == 0 && e < info + len; e += strlen(e) + 1) {
+				if (strncmp(e, dv->driver, nl) == 0 && strncmp(e + nl, ".firmware=", 10) == 0 &&
+				    e[nl + 10])
+					r = push_str(&h->mods.v[k].firmware, &h->mods.v[k].nfirmware,
+						     &h->mods.v[k].firmware_cap, e + nl + 10);
+			}
+			if (r == 0 && fw_strv_uniq(h->mods.v[k].firmware, &h->mods.v[k].nfirmware) < 0)
+				r = -ENOMEM;
+		}
+		if (r == 0)
+			r = push_idx(&dv->mods, &dv->nmods, (size_t)k);
+	}
+	free(info);
+	free(path);
+	return r;
+}
+
 /* libkmod prints its errors to stderr by default; the library never does. */
 static void kmod_quiet(void *data, int priority, const char *file, int line, const char *fn,
 		       const char *format, va_list args)
@@ -467,6 +578,12 @@ int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d)
 	 * than report hardware that needs no module. */
 	if (access(idx, R_OK) < 0) {
 		r = -errno;
+		if (r == -ENOENT && !has_file(moddir, "modules.dep") &&
+		    !has_file(moddir, "modules.dep.bin")) {
+			free(idx);
+			h->no_modules = true;
+			return add_builtin(h, moddir, d);
+		}
 		fw_diag_add(d, idx, 0, "%s: modaliases cannot be resolved (run depmod for this kernel)",
 			    strerror(-r));
 		free(idx);
@@ -486,7 +603,7 @@ int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d)
 
 		r = kmod_module_new_from_lookup(ctx, dv->modalias, &list);
 		if (r < 0) {
-			fw_diag_add(d, dv->path, 0, "modalias %s: lookup failed: %s",
+			fw_diag_add(d, fw_esc(dv->path), 0, "modalias %s: lookup failed: %s",
 				    dv->modalias, strerror(-r));
 			h->bad++;
 			r = r == -ENOMEM ? r : 0;
@@ -582,6 +699,58 @@ static int log_line(struct fw_hw *h, const char *msg, size_t len, const char *fi
 	return 0;
 }
 
+/* /dev/kmsg, as drivers/char/mem.c registers it. */
+#define KMSG_MAJOR 1
+#define KMSG_MINOR 11
+
+static bool is_kmsg(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == KMSG_MAJOR &&
+	       minor(st->st_rdev) == KMSG_MINOR;
+}
+
+static const char log_kinds[] = "not a regular file or the kernel's /dev/kmsg (character "
+				"device 1:11), which may never end; not read";
+
+int fw_hw_open_log(const char *file, bool *kmsg, struct fw_diag *d)
+{
+	struct stat st;
+	int fd, r;
+
+	*kmsg = false;
+	if (stat(file, &st) < 0) {
+		r = -errno;
+		fw_diag_add(d, file, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) && !is_kmsg(&st)) {
+		fw_diag_add(d, file, 0, "%s", log_kinds);
+		return -EINVAL;
+	}
+	/* O_NONBLOCK: what was checked may have been swapped for a FIFO
+	 * since; its open must not wait for a writer, and fstat refuses it. */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		fw_diag_add(d, file, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !is_kmsg(&st))) {
+		fw_diag_add(d, file, 0, "%s", log_kinds);
+		close(fd);
+		return -EINVAL;
+	}
+	*kmsg = !S_ISREG(st.st_mode);
+	return fd;
+}
+
+static int log_too_long(const char *file, unsigned line, struct fw_diag *d)
+{
+	fw_diag_add(d, file, line, "kernel log longer than %u MiB; the rest not read",
+		    FW_HW_LOG_MAX >> 20);
+	return -EFBIG;
+}
+
 /* /dev/kmsg: one record per read(), "PRI,SEQ,TIME,FLAGS;MESSAGE\n" and
  * continuation lines; EAGAIN at the end, EPIPE when the ring overwrote
  * the next record (the reader moves on). */
@@ -589,6 +758,7 @@ static int read_kmsg(struct fw_hw *h, int fd, const char *file, struct fw_diag *
 {
 	char buf[FW_HW_LOG_LINE_MAX];
 	unsigned rec = 0;
+	uint64_t total = 0;
 	int r = 0;
 
 	for (;;) {
@@ -606,6 +776,11 @@ static int read_kmsg(struct fw_hw *h, int fd, const char *file, struct fw_diag *
 		}
 		if (k == 0)
 			return 0;
+		/* Records written as fast as they are read would never let
+		 * the ring run dry. */
+		total += (uint64_t)k;
+		if (total > FW_HW_LOG_MAX)
+			return log_too_long(file, rec, d);
 		rec++;
 		msg = memchr(buf, ';', (size_t)k);
 		if (!msg)
@@ -623,6 +798,7 @@ int fw_hw_read_log(struct fw_hw *h, int fd, const char *file, bool kmsg, struct 
 	char *buf;
 	size_t len = 0;
 	unsigned line = 1;
+	uint64_t total = 0;
 	bool skipping = false;
 	int r = 0;
 
@@ -647,6 +823,11 @@ int fw_hw_read_log(struct fw_hw *h, int fd, const char *file, bool kmsg, struct 
 		if (k == 0) {
 			if (len && !skipping)
 				r = log_line(h, buf, len, file, line, d);
+			break;
+		}
+		total += (uint64_t)k;
+		if (total > FW_HW_LOG_MAX) {
+			r = log_too_long(file, line, d);
 			break;
 		}
 		len += (size_t)k;
@@ -714,6 +895,9 @@ int fw_hw_add_log_names(struct fw_hw *h)
 		if (r < 0)
 			return r;
 	}
+	for (size_t i = 0; i < h->mods.n; i++)
+		if (fw_strv_uniq(h->mods.v[i].firmware, &h->mods.v[i].nfirmware) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -723,6 +907,7 @@ void fw_hw_free(struct fw_hw *h)
 	for (size_t i = 0; i < h->ndev; i++) {
 		free(h->dev[i].path);
 		free(h->dev[i].modalias);
+		free(h->dev[i].driver);
 		free(h->dev[i].mods);
 	}
 	free(h->dev);

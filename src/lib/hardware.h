@@ -23,6 +23,9 @@
 struct fw_hw_dev {
 	char *path;       /* the device directory, as walked: ROOT/pci0000:00/0000:00:14.3 */
 	char *modalias;
+	char *driver;     /* the module of the driver bound to it, as its driver link
+			   * says (driver/module's name, else the driver's with '-'
+			   * read as '_'), or NULL: none bound */
 	size_t *mods;     /* the modules that bind it: indexes into mods */
 	size_t nmods;
 };
@@ -55,6 +58,7 @@ struct fw_hw {
 	struct fw_hw_log *log;  /* each name once, first report kept */
 	size_t nlog, cap_log;
 	size_t bad;             /* devices or modules that could not be read (findings in d) */
+	bool no_modules;        /* the kernel has no loadable modules (fw_hw_resolve) */
 	char *release;          /* the modules directory's last component, resolved against
 				 * (the kernel release whose firmware subdirectories the
 				 * loader searches), or NULL */
@@ -75,9 +79,13 @@ int fw_hw_scan(struct fw_hw *h, const char *dir, struct fw_diag *d);
  * directory moddir (/lib/modules/R, depmod's indexes in it); then each
  * module and, recursively, its dependencies to the firmware names their
  * modinfo lists. A missing modules.alias.bin is -ENOENT with a finding
- * naming it (nothing resolved); a module whose information cannot be read
- * is a finding (counted in bad) and the rest goes on. 0, -ENOMEM or
- * -errno. */
+ * naming it (nothing resolved), unless moddir has no modules.dep either
+ * (or is not there): the kernel then has no loadable modules (everything
+ * built in, CONFIG_MODULES=n), no_modules is set, and each device's
+ * driver (its driver link) is a module built in, bound to it, with the
+ * firmware names modules.builtin.modinfo lists for it when moddir holds
+ * that. A module whose information cannot be read is a finding (counted
+ * in bad) and the rest goes on. 0, -ENOMEM or -errno. */
 int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d);
 
 /* The name and prefix of one kernel log message ("[ 1.5] iwlwifi
@@ -85,11 +93,28 @@ int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d);
  * true with *name and *nlen (into msg) and *who, *wlen set, else false. */
 bool fw_hw_log_parse(const char *msg, size_t len, const char **name, size_t *nlen,
 		     const char **who, size_t *wlen);
+/* Most of a kernel log read: the kernel's ring buffer is at most 32 MiB
+ * (CONFIG_LOG_BUF_SHIFT 25), so twice that holds any dmesg saved whole;
+ * the bound keeps a log that never ends (a device that streams, a file
+ * still growing) from holding a command forever. */
+#define FW_HW_LOG_MAX (64u << 20)
+
+/* Open the kernel log file for fw_hw_read_log: a regular file (dmesg's
+ * text), or the kernel's own /dev/kmsg, the character device 1:11 (*kmsg
+ * set: read as records). Anything else is refused, -EINVAL with a finding
+ * in d: /dev/zero or /dev/urandom never end, a FIFO or a terminal may
+ * never say anything, and a container's /dev/kmsg that is a link to its
+ * console is one of those. The kind is looked at before the open (a
+ * device is not opened to see what it is) and again on what was opened,
+ * without blocking. The descriptor, or -errno (also in d). */
+int fw_hw_open_log(const char *file, bool *kmsg, struct fw_diag *d);
+
 /* Read the kernel log from fd (named file, for messages): text lines, or
  * /dev/kmsg records with kmsg (read without blocking, to the end), and
  * keep each name that failed to load. An unsafe name (fw_name_problem) is
  * a finding and skipped; so is a line longer than FW_HW_LOG_LINE_MAX.
- * 0, -ENOMEM or -errno (a read error, in d). */
+ * At most FW_HW_LOG_MAX bytes are read: -EFBIG past that, with a finding
+ * (the names read so far kept). 0, -ENOMEM or -errno (a read error, in d). */
 int fw_hw_read_log(struct fw_hw *h, int fd, const char *file, bool kmsg, struct fw_diag *d);
 
 /* Fold the log's names into the modules: each name becomes a firmware

@@ -61,7 +61,7 @@ int fw_hwsel_add(struct fw_hwsel *s, const struct fw_hw *h, const struct fw_tree
 		return -ENOMEM;
 	c->devices = h->ndev;
 	for (size_t i = 0; i < h->ndev; i++)
-		c->bound += h->dev[i].nmods > 0;
+		c->bound += h->dev[i].nmods > 0 || h->dev[i].driver;
 	c->modules = h->mods.n;
 	c->names = q.n;
 	has = calloc(q.n + 1, sizeof(*has));

@@ -27,9 +27,147 @@
 #define SHN_XINDEX 0xffffu
 #define SHT_NOBITS 8
 
+/* Where the object's bytes come from: a buffer, a plain file (pread: only
+ * the headers and the sections read are read), or a decoder read forward,
+ * restarted from the file's start when a part behind it is asked for. */
+struct src {
+	const unsigned char *buf;   /* a buffer, or NULL */
+	uint64_t size;              /* of the buffer or plain file; UINT64_MAX: not known */
+	int fd;                     /* the file, or -1 */
+	enum fw_compress c;         /* FW_COMP_NONE: pread */
+	struct fw_decoder *dec;
+	uint64_t pos;               /* content decoded so far */
+	unsigned char *keep;        /* content [0, nkeep) kept, at most keep_max */
+	size_t nkeep, keep_cap, keep_max;
+	unsigned char *scratch;     /* SCRATCH bytes, for what is decoded and not kept */
+};
+
+#define SCRATCH (64u * 1024u)
+
+/* Keep [0, content) of a decoded object in memory, to read its parts
+ * from in one pass, when content (where its section header table ends,
+ * which it claims before anything is decoded) is at most this; a larger
+ * object costs a pass per part instead, and never more memory. Real
+ * modules are far smaller, a decompression bomb is not. */
+#define KEEP_MAX (64u << 20)
+
+/* The most of one part read whole (the section header table, their names,
+ * .modinfo): 65535 64-byte headers are 4 MiB, a .modinfo of 20000
+ * firmware names under 1 MiB. */
+#define PART_MAX (16u << 20)
+
+static int src_restart(struct src *s)
+{
+	fw_decoder_close(s->dec);
+	s->dec = NULL;
+	s->pos = 0;
+	if (lseek(s->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return fw_decoder_open(&s->dec, s->fd, s->c);
+}
+
+/* [off, off + len) of a decoded object into out. */
+static int src_decode(struct src *s, uint64_t off, size_t len, unsigned char *out)
+{
+	uint64_t end = off + len;
+	int r;
+
+	/* A bound on the work as well as on memory: past FW_MODINFO_MAX of
+	 * content no module is read, whatever the headers claim. */
+	if (off > FW_MODINFO_MAX || len > FW_MODINFO_MAX - off)
+		return -EFBIG;
+	/* What lies behind the decoder must have been kept, else decode
+	 * again from the start. */
+	if (off < s->pos && (end < s->pos ? end : s->pos) > s->nkeep) {
+		r = src_restart(s);
+		if (r < 0)
+			return r;
+	}
+	if (off < s->pos) {
+		size_t k = (size_t)((end < s->pos ? end : s->pos) - off);
+
+		memcpy(out, s->keep + off, k);
+		out += k;
+		len -= k;
+		off += k;
+	}
+	while (s->pos < end) {
+		size_t want = end - s->pos < SCRATCH ? (size_t)(end - s->pos) : SCRATCH;
+		unsigned char *at = s->scratch;
+		ssize_t n;
+
+		/* Decoded straight into what is kept, while it is kept. */
+		if (s->nkeep == s->pos && s->nkeep < s->keep_max) {
+			if (want > s->keep_max - s->nkeep)
+				want = s->keep_max - s->nkeep;
+			if (fw_grow(&s->keep, &s->keep_cap, s->nkeep + want - 1, 1) < 0)
+				return -ENOMEM;
+			at = s->keep + s->nkeep;
+		}
+		n = fw_decoder_read(s->dec, at, want);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return -ERANGE;
+		if (at != s->scratch)
+			s->nkeep += (size_t)n;
+		if (s->pos + (size_t)n > off) {
+			uint64_t from = off > s->pos ? off - s->pos : 0;
+			size_t k = (size_t)((uint64_t)n - from);
+
+			if (k > len)
+				k = len;
+			memcpy(out, at + from, k);
+			out += k;
+			len -= k;
+			off += k;
+		}
+		s->pos += (size_t)n;
+	}
+	return 0;
+}
+
+/* Copy [off, off + len) of the object into out: 0, -ERANGE when not all
+ * of it is in the object ("outside the file"), -EFBIG past FW_MODINFO_MAX
+ * of a compressed one, -EBADMSG for corrupt compressed data, -ENOMEM or
+ * -errno. */
+static int src_fetch(struct src *s, uint64_t off, uint64_t len, unsigned char *out)
+{
+	if (s->buf || s->c == FW_COMP_NONE) {
+		if (off > s->size || len > s->size - off)
+			return -ERANGE;
+		if (s->buf) {
+			memcpy(out, s->buf + off, (size_t)len);
+			return 0;
+		}
+		while (len > 0) {
+			ssize_t n = pread(s->fd, out, (size_t)len, (off_t)off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return -errno;
+			if (n == 0)
+				return -ERANGE; /* shorter than when it was opened */
+			out += n;
+			off += (uint64_t)n;
+			len -= (uint64_t)n;
+		}
+		return 0;
+	}
+	return src_decode(s, off, (size_t)len, out);
+}
+
+/* A decoded object's parts lie below content: keep them all from the
+ * first pass when that is small enough. */
+static void src_expect(struct src *s, uint64_t content)
+{
+	if (s->dec && content <= KEEP_MAX && content > s->keep_max)
+		s->keep_max = (size_t)content;
+}
+
 struct elf {
 	const unsigned char *b;
-	size_t len;
 	bool is64, msb;
 };
 
@@ -37,7 +175,7 @@ static uint64_t get(const struct elf *e, size_t off, unsigned width)
 {
 	uint64_t v = 0;
 
-	/* Callers check off + width <= len first. */
+	/* Callers read within what they fetched. */
 	for (unsigned i = 0; i < width; i++) {
 		unsigned shift = e->msb ? 8 * (width - 1 - i) : 8 * i;
 
@@ -46,21 +184,14 @@ static uint64_t get(const struct elf *e, size_t off, unsigned width)
 	return v;
 }
 
-/* [off, off + size) lies inside the buffer, without overflow. */
-static bool in_bounds(const struct elf *e, uint64_t off, uint64_t size)
-{
-	return off <= e->len && size <= e->len - off;
-}
-
 struct shdr {
 	uint64_t name, type, offset, size, link;
 };
 
-/* Section header i; the caller has checked the table is in bounds. */
-static void shdr_at(const struct elf *e, uint64_t shoff, uint64_t shentsize, uint64_t i,
-		    struct shdr *s)
+/* Section header i of the table in e->b. */
+static void shdr_at(const struct elf *e, uint64_t shentsize, uint64_t i, struct shdr *s)
 {
-	size_t o = (size_t)(shoff + i * shentsize);
+	size_t o = (size_t)(i * shentsize);
 
 	s->name = get(e, o, 4);
 	s->type = get(e, o + 4, 4);
@@ -75,26 +206,62 @@ static void shdr_at(const struct elf *e, uint64_t shoff, uint64_t shentsize, uin
 	}
 }
 
-static int add_unique(char ***v, size_t *n, size_t *cap, const char *s, size_t len)
-{
-	char *x;
-
-	for (size_t i = 0; i < *n; i++)
-		if (strlen((*v)[i]) == len && memcmp((*v)[i], s, len) == 0)
-			return 0;
-	if (fw_grow(v, cap, *n, sizeof(**v)) < 0)
-		return -ENOMEM;
-	x = fw_strndup(s, len);
-	if (!x)
-		return -ENOMEM;
-	(*v)[(*n)++] = x;
-	return 0;
-}
-
 static int bad(struct fw_diag *d, const char *path, const char *why)
 {
 	fw_diag_add(d, path, 0, "malformed module: %s", why);
 	return -EBADMSG;
+}
+
+/* The finding for r, a src_fetch failure reading what. r, or -EBADMSG. */
+static int fetch_failed(const struct src *s, const char *path, const char *what, int r,
+			struct fw_diag *d)
+{
+	switch (r) {
+	case -ERANGE:
+		fw_diag_add(d, path, 0, "malformed module: %s outside the file", what);
+		return -EBADMSG;
+	case -EFBIG:
+		/* A claim no module makes: refused before it is decoded. */
+		fw_diag_add(d, path, 0, "malformed module: %s past the first %u MiB of its content",
+			    what, FW_MODINFO_MAX >> 20);
+		return -EBADMSG;
+	case -EBADMSG:
+		fw_diag_add(d, path, 0, "malformed module: corrupt or truncated %s data",
+			    fw_compress_name(s->c));
+		return r;
+	case -ENOMEM:
+		return r;
+	default:
+		fw_diag_add(d, path, 0, "cannot read: %s", strerror(-r));
+		return r;
+	}
+}
+
+/* A part of the object, what, read whole into a new buffer (*out); the
+ * reasons it cannot be, in d. */
+static int part(struct src *s, const char *path, const char *what, uint64_t off, uint64_t len,
+		unsigned char **out, struct fw_diag *d)
+{
+	int r;
+
+	*out = NULL;
+	/* Outside an object of known size first: what it is, whatever its
+	 * size claims. */
+	if (s->size != UINT64_MAX && (off > s->size || len > s->size - off))
+		return fetch_failed(s, path, what, -ERANGE, d);
+	if (len > PART_MAX) {
+		fw_diag_add(d, path, 0, "malformed module: %s larger than %u MiB", what, PART_MAX >> 20);
+		return -EBADMSG;
+	}
+	*out = malloc(len ? (size_t)len : 1);
+	if (!*out)
+		return -ENOMEM;
+	r = src_fetch(s, off, len, *out);
+	if (r == 0)
+		return 0;
+	free(*out);
+	*out = NULL;
+	return fetch_failed(s, path, what, r, d);
 }
 
 /* The module name from a file name: its base name without .ko[.xz|.zst],
@@ -114,32 +281,85 @@ static char *name_from_path(const char *path)
 	return n;
 }
 
-int fw_modinfo_parse(struct fw_modinfo *m, const char *path, const unsigned char *buf,
-		     size_t len, struct fw_diag *d)
+/* Append one "key=value" value to a list; repeats are dropped once the
+ * whole section is read (fw_strv_uniq). */
+static int push(char ***v, size_t *n, size_t *cap, const char *s, size_t len)
 {
-	struct elf e = { .b = buf, .len = len };
+	char *x;
+
+	if (fw_grow(v, cap, *n, sizeof(**v)) < 0)
+		return -ENOMEM;
+	x = fw_strndup(s, len);
+	if (!x)
+		return -ENOMEM;
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+/* The entries of .modinfo (NUL-terminated "key=value" strings; alignment
+ * adds runs of NULs between them). */
+static int entries(struct fw_modinfo *m, const char *path, const char *p, const char *end,
+		   struct fw_diag *d)
+{
+	int r;
+
+	while (p < end) {
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+		size_t n;
+
+		if (!z)
+			return bad(d, path, ".modinfo entry not NUL-terminated");
+		n = (size_t)(z - p);
+		r = 0;
+		if (n > 9 && memcmp(p, "firmware=", 9) == 0)
+			r = push(&m->firmware, &m->nfirmware, &m->firmware_cap, p + 9, n - 9);
+		else if (n > 6 && memcmp(p, "alias=", 6) == 0)
+			r = push(&m->alias, &m->nalias, &m->alias_cap, p + 6, n - 6);
+		else if (n > 5 && memcmp(p, "name=", 5) == 0 && !m->name) {
+			m->name = fw_strndup(p + 5, n - 5);
+			if (!m->name)
+				r = -ENOMEM;
+		}
+		if (r < 0)
+			return r;
+		p = z + 1;
+	}
+	if (fw_strv_uniq(m->firmware, &m->nfirmware) < 0 || fw_strv_uniq(m->alias, &m->nalias) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int parse(struct fw_modinfo *m, const char *path, struct src *s, struct fw_diag *d)
+{
+	unsigned char hdr[64], *sht = NULL, *str = NULL, *mi = NULL;
+	struct elf e = { .b = hdr };
 	uint64_t shoff, shentsize, shnum, shstrndx, need;
-	struct shdr s0, str, mi = { 0 };
+	struct shdr s0, st, sm = { 0 };
 	bool found = false;
 	size_t ehsize;
-	const char *p, *end;
 	int r;
 
 	memset(m, 0, sizeof(*m));
 	m->path = strdup(path);
 	if (!m->path)
 		return -ENOMEM;
-	if (len < EI_NIDENT || memcmp(buf, "\177ELF", 4) != 0)
+	r = src_fetch(s, 0, EI_NIDENT, hdr);
+	if (r == -ERANGE || (r == 0 && memcmp(hdr, "\177ELF", 4) != 0))
 		return bad(d, path, "not an ELF object");
-	if (buf[4] != ELFCLASS32 && buf[4] != ELFCLASS64)
+	if (r < 0)
+		return fetch_failed(s, path, "ELF header", r, d);
+	if (hdr[4] != ELFCLASS32 && hdr[4] != ELFCLASS64)
 		return bad(d, path, "unknown ELF class");
-	if (buf[5] != ELFDATA2LSB && buf[5] != ELFDATA2MSB)
+	if (hdr[5] != ELFDATA2LSB && hdr[5] != ELFDATA2MSB)
 		return bad(d, path, "unknown ELF byte order");
-	e.is64 = buf[4] == ELFCLASS64;
-	e.msb = buf[5] == ELFDATA2MSB;
+	e.is64 = hdr[4] == ELFCLASS64;
+	e.msb = hdr[5] == ELFDATA2MSB;
 	ehsize = e.is64 ? 64 : 52;
-	if (len < ehsize)
+	r = src_fetch(s, EI_NIDENT, ehsize - EI_NIDENT, hdr + EI_NIDENT);
+	if (r == -ERANGE)
 		return bad(d, path, "truncated ELF header");
+	if (r < 0)
+		return fetch_failed(s, path, "ELF header", r, d);
 	if (e.is64) {
 		shoff = get(&e, 40, 8);
 		shentsize = get(&e, 58, 2);
@@ -155,84 +375,102 @@ int fw_modinfo_parse(struct fw_modinfo *m, const char *path, const unsigned char
 		return bad(d, path, "no section header table");
 	if (shentsize < (e.is64 ? 64u : 40u))
 		return bad(d, path, "section header entries too small");
+	/* Where the table ends, as far as the header says: a decoded object
+	 * is read that far in one pass when that is little. */
+	if (shoff <= UINT64_MAX - shentsize * 65536)
+		src_expect(s, shoff + shentsize * (shnum ? shnum : 1));
 	/* Section 0 holds the real count and string table index when they do
 	 * not fit the ELF header (extended numbering). */
-	if (!in_bounds(&e, shoff, shentsize))
-		return bad(d, path, "section header table outside the file");
-	shdr_at(&e, shoff, shentsize, 0, &s0);
+	r = part(s, path, "section header table", shoff, shentsize, &sht, d);
+	if (r < 0)
+		return r;
+	e.b = sht;
+	shdr_at(&e, shentsize, 0, &s0);
+	free(sht);
+	sht = NULL;
 	if (shnum == 0)
 		shnum = s0.size;
 	if (shstrndx == SHN_XINDEX)
 		shstrndx = s0.link;
 	if (shnum == 0)
 		return bad(d, path, "no sections");
-	/* shnum * shentsize cannot overflow: shnum < 2^32 or it is out of
-	 * bounds below, shentsize < 2^16. */
-	if (shnum > UINT32_MAX)
+	/* shnum * shentsize cannot overflow: shnum < 2^32 or it is refused
+	 * here, shentsize < 2^16. */
+	if (shnum > UINT32_MAX || shoff > UINT64_MAX - shnum * shentsize)
 		return bad(d, path, "section header table outside the file");
 	need = shnum * shentsize;
-	if (!in_bounds(&e, shoff, need))
-		return bad(d, path, "section header table outside the file");
+	src_expect(s, shoff + need);
+	r = part(s, path, "section header table", shoff, need, &sht, d);
+	if (r < 0)
+		return r;
+	e.b = sht;
 	if (shstrndx == SHN_UNDEF || shstrndx >= shnum ||
-	    (shstrndx >= SHN_LORESERVE && shstrndx < SHN_XINDEX && shnum < SHN_LORESERVE))
-		return bad(d, path, "no section name string table");
-	shdr_at(&e, shoff, shentsize, shstrndx, &str);
-	if (str.type == SHT_NOBITS || !in_bounds(&e, str.offset, str.size) || str.size == 0)
-		return bad(d, path, "section name string table outside the file");
+	    (shstrndx >= SHN_LORESERVE && shstrndx < SHN_XINDEX && shnum < SHN_LORESERVE)) {
+		r = bad(d, path, "no section name string table");
+		goto out;
+	}
+	shdr_at(&e, shentsize, shstrndx, &st);
+	if (st.type == SHT_NOBITS || st.size == 0) {
+		r = bad(d, path, "section name string table outside the file");
+		goto out;
+	}
+	r = part(s, path, "section name string table", st.offset, st.size, &str, d);
+	if (r < 0)
+		goto out;
 	for (uint64_t i = 1; i < shnum; i++) {
-		struct shdr s;
+		struct shdr x;
 		const char *nm;
 
-		shdr_at(&e, shoff, shentsize, i, &s);
-		if (s.name >= str.size)
-			return bad(d, path, "section name outside the string table");
-		nm = (const char *)buf + str.offset + s.name;
-		if (!memchr(nm, '\0', (size_t)(str.size - s.name)))
-			return bad(d, path, "section name not NUL-terminated");
+		shdr_at(&e, shentsize, i, &x);
+		if (x.name >= st.size) {
+			r = bad(d, path, "section name outside the string table");
+			goto out;
+		}
+		nm = (const char *)str + x.name;
+		if (!memchr(nm, '\0', (size_t)(st.size - x.name))) {
+			r = bad(d, path, "section name not NUL-terminated");
+			goto out;
+		}
 		if (strcmp(nm, ".modinfo") != 0)
 			continue;
-		if (found)
-			return bad(d, path, "two .modinfo sections");
+		if (found) {
+			r = bad(d, path, "two .modinfo sections");
+			goto out;
+		}
 		found = true;
-		mi = s;
+		sm = x;
 	}
 	if (!found) {
 		fw_diag_add(d, path, 0, "no .modinfo section: not a kernel module");
-		return -ENOENT;
+		r = -ENOENT;
+		goto out;
 	}
-	if (mi.type == SHT_NOBITS || !in_bounds(&e, mi.offset, mi.size))
-		return bad(d, path, ".modinfo section outside the file");
-	p = (const char *)buf + mi.offset;
-	end = p + mi.size;
-	/* Entries are NUL-terminated "key=value" strings; alignment adds
-	 * runs of NULs between them. */
-	while (p < end) {
-		const char *z = memchr(p, '\0', (size_t)(end - p));
-		size_t n;
-
-		if (!z)
-			return bad(d, path, ".modinfo entry not NUL-terminated");
-		n = (size_t)(z - p);
-		r = 0;
-		if (n > 9 && memcmp(p, "firmware=", 9) == 0)
-			r = add_unique(&m->firmware, &m->nfirmware, &m->firmware_cap, p + 9, n - 9);
-		else if (n > 6 && memcmp(p, "alias=", 6) == 0)
-			r = add_unique(&m->alias, &m->nalias, &m->alias_cap, p + 6, n - 6);
-		else if (n > 5 && memcmp(p, "name=", 5) == 0 && !m->name) {
-			m->name = fw_strndup(p + 5, n - 5);
-			if (!m->name)
-				r = -ENOMEM;
-		}
-		if (r < 0)
-			return r;
-		p = z + 1;
+	if (sm.type == SHT_NOBITS) {
+		r = bad(d, path, ".modinfo section outside the file");
+		goto out;
 	}
-	if (!m->name) {
+	r = part(s, path, ".modinfo section", sm.offset, sm.size, &mi, d);
+	if (r < 0)
+		goto out;
+	r = entries(m, path, (const char *)mi, (const char *)mi + sm.size, d);
+	if (r == 0 && !m->name) {
 		m->name = name_from_path(path);
 		if (!m->name)
-			return -ENOMEM;
+			r = -ENOMEM;
 	}
-	return 0;
+out:
+	free(sht);
+	free(str);
+	free(mi);
+	return r;
+}
+
+int fw_modinfo_parse(struct fw_modinfo *m, const char *path, const unsigned char *buf,
+		     size_t len, struct fw_diag *d)
+{
+	struct src s = { .buf = buf, .size = len, .fd = -1 };
+
+	return parse(m, path, &s, d);
 }
 
 int fw_modinfo_is_module(const char *name)
@@ -246,41 +484,39 @@ int fw_modinfo_is_module(const char *name)
 
 int fw_modinfo_load(struct fw_modinfo *m, int dirfd, const char *path, struct fw_diag *d)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0;
+	struct src s = { .fd = -1, .c = fw_comp_of_name(path) };
 	struct stat st;
-	int fd, r;
+	int r;
 
 	memset(m, 0, sizeof(*m));
-	fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
+	s.fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (s.fd < 0) {
 		r = -errno;
 		fw_diag_add(d, path, 0, "cannot open: %s", strerror(-r));
 		return r;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		r = -EINVAL;
+	if (fstat(s.fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		fw_diag_add(d, path, 0, "not a regular file");
-		close(fd);
-		return r;
+		close(s.fd);
+		return -EINVAL;
 	}
-	r = fw_decompress_buf(fd, fw_comp_of_name(path), FW_MODINFO_MAX, &buf, &len);
-	close(fd);
-	if (r == -EBADMSG) {
-		fw_diag_add(d, path, 0, "malformed module: corrupt or truncated %s data",
-			    fw_compress_name(fw_comp_of_name(path)));
-		return r;
+	s.size = (uint64_t)st.st_size;
+	/* A plain object is read where its parts are (pread); a compressed
+	 * one decoded only as far as its parts lie, and the decoder's pieces
+	 * not kept past KEEP_MAX. */
+	r = 0;
+	if (s.c != FW_COMP_NONE) {
+		s.size = UINT64_MAX;
+		s.keep_max = 64;
+		s.scratch = malloc(SCRATCH);
+		r = s.scratch ? fw_decoder_open(&s.dec, s.fd, s.c) : -ENOMEM;
 	}
-	if (r == -EFBIG) {
-		fw_diag_add(d, path, 0, "malformed module: larger than %u MiB", FW_MODINFO_MAX >> 20);
-		return -EBADMSG;
-	}
-	if (r < 0) {
-		fw_diag_add(d, path, 0, "cannot read: %s", strerror(-r));
-		return r;
-	}
-	r = fw_modinfo_parse(m, path, buf, len, d);
-	free(buf);
+	if (r == 0)
+		r = parse(m, path, &s, d);
+	fw_decoder_close(s.dec);
+	free(s.scratch);
+	free(s.keep);
+	close(s.fd);
 	return r;
 }
 

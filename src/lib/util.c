@@ -456,6 +456,50 @@ void fw_free_strv(char **v, size_t n)
 	free(v);
 }
 
+struct strv_at {
+	const char *s;
+	size_t i;
+};
+
+static int cmp_strv_at(const void *a, const void *b)
+{
+	const struct strv_at *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+int fw_strv_uniq(char **v, size_t *n)
+{
+	struct strv_at *at;
+	size_t w = 0;
+
+	if (*n < 2)
+		return 0;
+	at = malloc(*n * sizeof(*at));
+	if (!at)
+		return -ENOMEM;
+	for (size_t i = 0; i < *n; i++)
+		at[i] = (struct strv_at){ v[i], i };
+	qsort(at, *n, sizeof(*at), cmp_strv_at);
+	/* Equal strings sort together, the first in v first: free the
+	 * others and mark their places. */
+	for (size_t i = 1, first = 0; i < *n; i++) {
+		if (strcmp(at[i].s, at[first].s) != 0) {
+			first = i;
+			continue;
+		}
+		free(v[at[i].i]);
+		v[at[i].i] = NULL;
+	}
+	free(at);
+	for (size_t i = 0; i < *n; i++)
+		if (v[i])
+			v[w++] = v[i];
+	*n = w;
+	return 0;
+}
+
 int fw_memstream_close(FILE *f, char **buf)
 {
 	bool bad = ferror(f) != 0;

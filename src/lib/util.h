@@ -76,6 +76,11 @@ int fw_strcmp_ptr(const void *a, const void *b);
 int fw_memstream_close(FILE *f, char **buf);
 /* Free n strings and the array. */
 void fw_free_strv(char **v, size_t n);
+/* Drop the repeats among the *n strings of v (freed), each first one kept
+ * in its place: by sorting, so n log n where a scan of the kept ones per
+ * string was quadratic (a module may list 20k firmware names). 0 or
+ * -ENOMEM (v untouched). */
+int fw_strv_uniq(char **v, size_t *n);
 
 
 /* Strict decimal: digits only, no sign, no leading zero, at most 2^63-1.
