@@ -944,6 +944,11 @@ int fw_replace_checked(int dirfd, const char *tmp, const char *leaf, const struc
 		return -ESTALE;
 	if (S_ISDIR(st.st_mode))
 		return -EINVAL;
+	/* A directory cannot be renamed over a file either. */
+	if (fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EINVAL;
 	return renameat(dirfd, tmp, dirfd, leaf) < 0 ? -errno : 0;
 }
 

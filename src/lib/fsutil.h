@@ -136,8 +136,8 @@ bool fw_ident_same(const struct fw_ident *id, const struct stat *st);
  * leaf is not what was checked. In both cases leaf is left as it is and tmp
  * is still the caller's. A filesystem without renameat2 (EINVAL): a look,
  * then a plain rename (a writer between the two still loses; the window is
- * two system calls, not the install); a directory there gives -EINVAL
- * (a plain rename cannot replace one: the caller moves it aside). 0 or
+ * two system calls, not the install); a directory at leaf or tmp gives
+ * -EINVAL (a plain rename cannot switch one: the caller moves it aside). 0 or
  * -errno. */
 int fw_replace_checked(int dirfd, const char *tmp, const char *leaf, const struct fw_ident *was);
 /* Remove the file or symlink dirfd/leaf only if it is still what was

@@ -53,29 +53,6 @@ static int record_item(struct fw_record *r, const struct item *it)
 	return fw_record_add(r, &e);
 }
 
-/* Remove e, looked at again: only if it is still in state s, and only the
- * very file or link looked at (fw_remove_checked): another writer's put
- * there since is kept, and named. 0, or -errno (said). */
-static int remove_checked(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
-			  struct fw_dirset *dirs)
-{
-	struct fw_ident id;
-	char aside[320];
-	int r = fw_rec_entry_state_id(c->destfd, e, &id) == s ?
-		fw_remove_checked(c->destfd, e->name, &id, dirs, aside, sizeof(aside)) : -ESTALE;
-
-	if (r == -ESTALE)
-		fw_diag_add(c->d, "", 0, "%s: replaced during the install by what fwdist did not "
-			    "check (another writer); kept", fw_esc(e->name));
-	else if (r == -EADDRINUSE)
-		fw_diag_add(c->d, "", 0, "%s: replaced twice during the install (another writer); "
-			    "what replaced it first is left beside it as %s", fw_esc(e->name),
-			    fw_esc(aside));
-	else if (r < 0)
-		fw_diag_add(c->d, "", 0, "%s: cannot remove: %s; kept", fw_esc(e->name), strerror(-r));
-	return r;
-}
-
 /* An old name the plan no longer has: removed if it is still what the
  * record says fwdist put there (its directory joins dirs, settled once
  * before any record is written); kept and reported if it changed since
@@ -110,11 +87,8 @@ static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_
 		res->kept++;
 		return true;
 	}
-	if (remove_checked(c, e, s, dirs) < 0) {
-		res->kept++;
-		return true;
-	}
-	res->removed++;
+	if (fw_remove_name(c->destfd, e->name, dirs) == 0)
+		res->removed++;
 	return false;
 }
 
