@@ -922,8 +922,14 @@ int fw_replace_checked(int dirfd, const char *tmp, const char *leaf, const struc
 		return renameat(dirfd, tmp, dirfd, leaf) < 0 ? -errno : 0;
 	}
 	if (renameat2(dirfd, tmp, dirfd, leaf, RENAME_EXCHANGE) == 0) {
-		if (fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && fw_ident_same(was, &st))
-			return fw_rm_rf_at(dirfd, tmp);
+		if (fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && fw_ident_same(was, &st)) {
+			/* The name is ours now, whatever becomes of what it
+			 * held: a removal that fails (the filesystem gone
+			 * read-only meanwhile) leaves a stale temporary that
+			 * the next run removes, not a name half installed. */
+			fw_rm_rf_at(dirfd, tmp);
+			return 0;
+		}
 		/* Someone else's: back to its name, ours back to tmp. */
 		if (renameat2(dirfd, tmp, dirfd, leaf, RENAME_EXCHANGE) < 0)
 			return -errno;

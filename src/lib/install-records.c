@@ -57,8 +57,67 @@ static int record_item(struct fw_record *r, const struct item *it)
  * record says fwdist put there (its directory joins dirs, settled once
  * before any record is written); kept and reported if it changed since
  * (unless --force); forgotten if it is gone. true: it stays recorded. */
+static bool remove_checked(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
+			   struct fw_dirset *dirs, struct fw_install_result *res)
+{
+	/* Looked at again, with its identity, just before it goes: the
+	 * states were taken long before (all at once), and dpkg or another
+	 * writer may have put its own file at the name since. The removal
+	 * then moves the name aside first and unlinks only what it checked
+	 * (fw_remove_checked), so a file renamed over it in between stays. */
+	char aside[300];
+	struct fw_ident id;
+	enum fw_rec_state now = fw_rec_entry_state_id(c->destfd, e, &id);
+	int r;
+
+	if (now == FW_REC_GONE) {
+		fw_dirset_add(dirs, fw_dir_of(e->name));
+		return false;
+	}
+	if (now != s) {
+		fw_diag_add(c->d, "", 0, "%s: changed during the install (another writer); kept",
+			    fw_esc(e->name));
+		res->kept++;
+		return true;
+	}
+	r = fw_remove_checked(c->destfd, e->name, &id, dirs, aside, sizeof(aside));
+	if (r == -ESTALE || r == -EADDRINUSE) {
+		if (r == -EADDRINUSE)
+			fw_diag_add(c->d, "", 0, "%s: replaced twice during the install (another "
+				    "writer); what replaced it first is left beside it as %s",
+				    fw_esc(e->name), fw_esc(aside));
+		else
+			fw_diag_add(c->d, "", 0, "%s: replaced during the install by what fwdist did "
+				    "not check (another writer); kept", fw_esc(e->name));
+		res->kept++;
+		return true;
+	}
+	if (r == 0)
+		res->removed++;
+	return false;
+}
+
+/* A kill between a checked removal's two steps (aside, then unlink) leaves
+ * the aside temporary in the old name's directory, which the new release
+ * may no longer write to: the next run removes it there (once per
+ * directory, cl). */
+static void clean_tmp_near(int destfd, const char *name, struct fw_dirset *cl)
+{
+	const char *leaf;
+	int pfd;
+
+	if (!fw_dirset_add(cl, fw_dir_of(name)))
+		return;
+	pfd = fw_open_parent(destfd, name, 0, &leaf);
+	if (pfd < 0)
+		return;
+	fw_clean_tmp_in(pfd);
+	if (pfd != destfd)
+		close(pfd);
+}
+
 static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
-		       struct fw_dirset *dirs, struct fw_install_result *res)
+		       struct fw_dirset *dirs, struct fw_dirset *cl, struct fw_install_result *res)
 {
 	/* The exact name: another storage of it beside dpkg's is fwdist's
 	 * old one, removed as any other (the kernel would serve it too). */
@@ -70,6 +129,7 @@ static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_
 		fw_dpkg_tally_add(&c->tally, o, e->name, false);
 		return false;
 	}
+	clean_tmp_near(c->destfd, e->name, cl);
 	if (s == FW_REC_GONE) {
 		/* Its directory may be what an install killed while removing
 		 * the old names left empty: removed with the others if so. */
@@ -87,9 +147,7 @@ static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_
 		res->kept++;
 		return true;
 	}
-	if (fw_remove_name(c->destfd, e->name, dirs) == 0)
-		res->removed++;
-	return false;
+	return remove_checked(c, e, s, dirs, res);
 }
 
 /* The packages whose records this install rewrites: those it puts a name
@@ -189,7 +247,7 @@ int inst_finish_records(struct ctx *c, struct fw_install_result *res)
 	const struct fw_tree *t = c->t;
 	bool *touched = calloc(t->split.npkgs + 1, sizeof(*touched));
 	struct fw_record *keep = calloc(t->split.npkgs + 1, sizeof(*keep));
-	struct fw_dirset dirs = { 0 };
+	struct fw_dirset dirs = { 0 }, cl = { 0 };
 	const struct fw_rec_entry **old = NULL;
 	enum fw_rec_state *state = NULL;
 	size_t nold = 0, iold = 0, cap = 0;
@@ -246,7 +304,7 @@ int inst_finish_records(struct ctx *c, struct fw_install_result *res)
 			if (planned) {
 				stays = false; /* the plan's package records it now */
 			} else if (covered) {
-				stays = remove_old(c, e, state[iold++], &dirs, res);
+				stays = remove_old(c, e, state[iold++], &dirs, &cl, res);
 			} else {
 				stays = true;
 			}
@@ -309,6 +367,7 @@ out:
 	free(old);
 	free(state);
 	fw_dirset_free(&dirs);
+	fw_dirset_free(&cl);
 	return r;
 }
 
