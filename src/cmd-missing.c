@@ -167,7 +167,7 @@ int fw_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h, b
 		*failed = true;
 	if (h->no_modules)
 		fw_err("%s: %s: the kernel has no loadable modules (no modules.dep); its "
-		       "drivers are built in, bound as sysfs shows", cmd, moddir);
+		       "drivers are built in, bound as sysfs shows", cmd, fw_esc(moddir));
 	r = read_log(cmd, o, h, &d, failed);
 	if (r == 0)
 		r = fw_hw_add_log_names(h);

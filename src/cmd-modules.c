@@ -170,7 +170,7 @@ static int write_map(const struct fw_tree *t, const struct fw_modset *s)
 
 					if (why)
 						fw_err("modules: %s: modalias '%s' left out of %s: %s",
-						       s->v[i].name, fw_esc(s->v[i].alias[k]), FW_TREE_MODMAP,
+						       fw_esc(s->v[i].name), fw_esc(s->v[i].alias[k]), FW_TREE_MODMAP,
 						       why);
 					else
 						keep[nkeep++] = s->v[i].alias[k];

@@ -986,6 +986,30 @@ int fw_unlink_checked(int dirfd, const char *leaf, const struct fw_ident *was, c
 	    fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
 	    renameat(dirfd, aside, dirfd, leaf) == 0)
 		return r;
+	/* The name was taken again meanwhile. What went aside is another
+	 * writer's file (or the checked one, if the unlink failed): it must
+	 * not keep a temporary's name, which the next run's clean-up would
+	 * take for a stale one of fwdist's and delete. NAME.fwdist-kept-X
+	 * has no leading dot, so fw_is_tmp_name never matches it. */
+	for (int tries = 0; tries < 100; tries++) {
+		char kept[300], suffix[7];
+
+		tmp_suffix(suffix);
+		if (snprintf(kept, sizeof(kept), "%.200s.fwdist-kept-%s", leaf, suffix) >=
+		    (int)sizeof(kept))
+			break;
+		if (renameat2(dirfd, aside, dirfd, kept, RENAME_NOREPLACE) < 0) {
+			if (errno == EEXIST)
+				continue;
+			if ((errno != EINVAL && errno != ENOSYS) ||
+			    fstatat(dirfd, kept, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT ||
+			    renameat(dirfd, aside, dirfd, kept) < 0)
+				break;
+		}
+		if (strlen(kept) < asidelen)
+			memcpy(aside, kept, strlen(kept) + 1);
+		break;
+	}
 	return -EADDRINUSE;
 }
 

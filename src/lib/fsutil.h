@@ -144,9 +144,10 @@ int fw_replace_checked(int dirfd, const char *tmp, const char *leaf, const struc
  * checked: it is first renamed aside to a private temporary name, looked
  * at there, and only then unlinked; what is not the one checked goes back
  * (-ESTALE). Gone already is 0. Without renameat2, a look and unlink. If
- * it cannot go back because its name was taken again meanwhile, it stays
- * at the temporary name, written to aside (at least 300 bytes), and
- * -EADDRINUSE is returned. 0 or -errno. */
+ * it cannot go back because its name was taken again meanwhile, it is
+ * kept beside it as NAME.fwdist-kept-XXXXXX (a name no clean-up of
+ * fwdist's removes; the temporary name if that rename fails), written to
+ * aside (at least 300 bytes), and -EADDRINUSE is returned. 0 or -errno. */
 int fw_unlink_checked(int dirfd, const char *leaf, const struct fw_ident *was, char *aside,
 		      size_t asidelen);
 /* fw_remove_name, only if what is there is still what was checked

@@ -578,8 +578,19 @@ int fw_hw_resolve(struct fw_hw *h, const char *moddir, struct fw_diag *d)
 	 * than report hardware that needs no module. */
 	if (access(idx, R_OK) < 0) {
 		r = -errno;
+		/* No depmod output: a kernel without loadable modules, if
+		 * the directory is there (modules.builtin alone), or if it
+		 * is not and the running kernel cannot load modules at all
+		 * (no /proc/modules, CONFIG_MODULES=n). A directory that is
+		 * simply absent on a kernel that loads modules is a wrong
+		 * --modules-dir or a release not installed: an error, not a
+		 * plausible answer from the driver links alone. */
+		struct stat st;
+		bool isdir = stat(moddir, &st) == 0 && S_ISDIR(st.st_mode);
+
 		if (r == -ENOENT && !has_file(moddir, "modules.dep") &&
-		    !has_file(moddir, "modules.dep.bin")) {
+		    !has_file(moddir, "modules.dep.bin") &&
+		    (isdir || access("/proc/modules", F_OK) < 0)) {
 			free(idx);
 			h->no_modules = true;
 			return add_builtin(h, moddir, d);

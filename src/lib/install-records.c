@@ -92,8 +92,14 @@ static bool remove_checked(struct ctx *c, const struct fw_rec_entry *e, enum fw_
 		res->kept++;
 		return true;
 	}
-	if (r == 0)
-		res->removed++;
+	if (r < 0) {
+		/* Still there, and still fwdist's: it stays recorded, so
+		 * that uninstall or the next install removes it. */
+		fw_diag_add(c->d, "", 0, "%s: cannot remove: %s; kept", fw_esc(e->name), strerror(-r));
+		res->kept++;
+		return true;
+	}
+	res->removed++;
 	return false;
 }
 
