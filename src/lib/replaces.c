@@ -538,6 +538,9 @@ static void diag_truncate(struct fw_diag *d, size_t before)
 	}
 }
 
+/* The most lines closing a cycle reported one by one (see below). */
+#define CYCLES_MAX 100
+
 int fw_replaces_parse(struct fw_replaces *r, const struct fw_split *s, const char *path,
 		      const char *buf, size_t len, struct fw_diag *d)
 {
@@ -566,6 +569,18 @@ int fw_replaces_parse(struct fw_replaces *r, const struct fw_split *s, const cha
 		if (ret <= 0)
 			break;
 		e = &r->v[at];
+		if (ncyc == CYCLES_MAX) {
+			/* Each line that closes a cycle costs a pass over the
+			 * file, so a file of nothing else would cost n^2: past
+			 * CYCLES_MAX the rest is not read for cycles, and that
+			 * is a finding of its own (the file is refused). */
+			fw_diag_add(d, path, e->line,
+				    "%s takes:%s: closes a cycle of takes: in %s, after %d lines "
+				    "that did: the rest of the file is not checked for cycles",
+				    s->pkgs[e->pkg].name, e->debian, suite, CYCLES_MAX);
+			ret = 0;
+			break;
+		}
 		msg = fw_asprintf("%s takes:%s: closes a cycle of takes: in %s (each package "
 				  "pre-depends on the one that takes its names; a cycle cannot be "
 				  "unpacked)", s->pkgs[e->pkg].name, e->debian, suite);

@@ -325,6 +325,42 @@ TEST(large_files_are_fast)
 	free(text);
 }
 
+/* A file of lines that each close the same cycle again (each one counts
+ * for nothing, so the next closes it anew) would cost a pass per line,
+ * n^2 (minutes at this size): past 100 of them, one finding says the
+ * rest is not checked for cycles. SIGALRM fails the test otherwise. */
+TEST(many_cycles_are_bounded)
+{
+	enum { N = 20000 };
+	size_t cap = 64 * (N + 2), len;
+	char *text = malloc(cap);
+	struct fw_split s;
+	struct fw_replaces r;
+	struct fw_diag d;
+
+	CHECK(text);
+	alarm(30);
+	CHECK_EQ_INT(split(&s, split_text), 0);
+	len = (size_t)sprintf(text, "%sfirmware-realtek * takes:firmware-misc-nonfree\n", HDR);
+	for (int i = 0; i < N; i++)
+		len += (size_t)sprintf(text + len, "firmware-misc-nonfree * takes:firmware-realtek\n");
+	CHECK_EQ_INT(parse(&r, &s, &d, text, len), 0);
+	/* The 100 lines each a finding; then, with line 103 in the model,
+	 * every later line is a repeat of it; last, the bound. */
+	CHECK_EQ_INT(d.n, N);
+	CHECK_EQ_INT(d.v[0].line, 3);
+	CHECK_EQ_INT(d.v[99].line, 102);
+	CHECK_EQ_INT(d.v[100].line, 104);
+	CHECK_DIAG(&d, N - 1, 103, "firmware-misc-nonfree takes:firmware-realtek: closes a cycle "
+			       "of takes: in bookworm, after 100 lines that did: the rest of the "
+			       "file is not checked for cycles");
+	alarm(0);
+	fw_replaces_free(&r);
+	fw_diag_free(&d);
+	fw_split_free(&s);
+	free(text);
+}
+
 TEST(line_limits)
 {
 	char text[FW_LINE_MAX + 64];
