@@ -829,6 +829,21 @@ void fw_clean_tmp_in(int dfd)
 	fw_free_strv(names, n);
 }
 
+void fw_clean_tmp_near(int fwfd, const char *name, struct fw_dirset *cl)
+{
+	const char *leaf;
+	int pfd;
+
+	if (!fw_dirset_add(cl, fw_dir_of(name)))
+		return;
+	pfd = fw_open_parent(fwfd, name, 0, &leaf);
+	if (pfd < 0)
+		return;
+	fw_clean_tmp_in(pfd);
+	if (pfd != fwfd)
+		close(pfd);
+}
+
 enum fw_compress fw_comp_of_name(const char *name)
 {
 	static const enum fw_compress comp[] = { FW_COMP_XZ, FW_COMP_ZSTD };

@@ -168,6 +168,9 @@ bool fw_is_stale_tmp(int dfd, const char *name);
 /* Remove from the directory dfd what killed installs left (fw_is_stale_tmp),
  * and a stage mark left in a directory already swapped in. */
 void fw_clean_tmp_in(int dfd);
+/* fw_clean_tmp_in on the directory of fwfd/name, once per directory (those
+ * done are kept in cl): for a caller that walks many names. */
+void fw_clean_tmp_near(int fwfd, const char *name, struct fw_dirset *cl);
 /* The storage a name's suffix says (.xz, .zst), else none. */
 #include "compress.h"
 enum fw_compress fw_comp_of_name(const char *name);

@@ -103,25 +103,6 @@ static bool remove_checked(struct ctx *c, const struct fw_rec_entry *e, enum fw_
 	return false;
 }
 
-/* A kill between a checked removal's two steps (aside, then unlink) leaves
- * the aside temporary in the old name's directory, which the new release
- * may no longer write to: the next run removes it there (once per
- * directory, cl). */
-static void clean_tmp_near(int destfd, const char *name, struct fw_dirset *cl)
-{
-	const char *leaf;
-	int pfd;
-
-	if (!fw_dirset_add(cl, fw_dir_of(name)))
-		return;
-	pfd = fw_open_parent(destfd, name, 0, &leaf);
-	if (pfd < 0)
-		return;
-	fw_clean_tmp_in(pfd);
-	if (pfd != destfd)
-		close(pfd);
-}
-
 static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_state s,
 		       struct fw_dirset *dirs, struct fw_dirset *cl, struct fw_install_result *res)
 {
@@ -135,7 +116,10 @@ static bool remove_old(struct ctx *c, const struct fw_rec_entry *e, enum fw_rec_
 		fw_dpkg_tally_add(&c->tally, o, e->name, false);
 		return false;
 	}
-	clean_tmp_near(c->destfd, e->name, cl);
+	/* A kill between a checked removal's two steps (aside, then
+	 * unlink) leaves the temporary in a directory the new release may
+	 * no longer write to: removed here. */
+	fw_clean_tmp_near(c->destfd, e->name, cl);
 	if (s == FW_REC_GONE) {
 		/* Its directory may be what an install killed while removing
 		 * the old names left empty: removed with the others if so. */

@@ -99,21 +99,6 @@ static const struct fw_plan_entry *planned(const struct fw_plan *p, const struct
 	return NULL;
 }
 
-static void clean_tmp_near(int fwfd, const char *name, struct fw_dirset *cl)
-{
-	const char *leaf;
-	int pfd;
-
-	if (!fw_dirset_add(cl, fw_dir_of(name)))
-		return;
-	pfd = fw_open_parent(fwfd, name, 0, &leaf);
-	if (pfd < 0)
-		return;
-	fw_clean_tmp_in(pfd);
-	if (pfd != fwfd)
-		close(pfd);
-}
-
 /* Remove what one package's record lists (whole) or what of it the plan
  * selects; what stays is compacted in rec. */
 static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, bool whole,
@@ -146,7 +131,7 @@ static void by_record(const struct fw_plan *p, int fwfd, struct fw_record *rec, 
 			free(e->target);
 			continue;
 		}
-		clean_tmp_near(fwfd, e->name, cl);
+		fw_clean_tmp_near(fwfd, e->name, cl);
 		s = fw_rec_entry_state_id(fwfd, e, &id);
 		if (s == FW_REC_GONE) {
 			/* An install or uninstall killed while removing may
@@ -254,7 +239,7 @@ static void by_plan(const struct fw_plan *p, int fwfd, int k, const struct fw_dp
 			blocked(pe->name, pfd, res, d);
 			continue;
 		}
-		clean_tmp_near(fwfd, pe->name, cl);
+		fw_clean_tmp_near(fwfd, pe->name, cl);
 		for (size_t v = 0; v < (licence ? 1 : FW_ARRAY_SIZE(all_comp)); v++) {
 			const char *suf = fw_compress_suffix(all_comp[v]);
 			char buf[512], *vname;
