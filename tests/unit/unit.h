@@ -19,6 +19,9 @@ struct unit_test {
 #define UNIT_MAX_TESTS 256
 static struct unit_test unit_tests[UNIT_MAX_TESTS];
 static int unit_ntests;
+/* Tests registered past the table: the run refuses to report on a file
+ * whose tests it cannot all run (main exits 2 naming the count). */
+static int unit_dropped;
 
 #define TEST(name)                                                            \
 	static void test_##name(int *unit_failed);                            \
@@ -27,6 +30,8 @@ static int unit_ntests;
 		if (unit_ntests < UNIT_MAX_TESTS)                             \
 			unit_tests[unit_ntests++] =                           \
 				(struct unit_test){ #name, test_##name };     \
+		else                                                          \
+			unit_dropped++;                                       \
 	}                                                                     \
 	static void test_##name(int *unit_failed)
 
@@ -100,6 +105,11 @@ int main(int argc, char **argv)
 
 	if (argc > 2) {
 		fprintf(stderr, "usage: %s [TEST]\n", argv[0]);
+		return 2;
+	}
+	if (unit_dropped) {
+		fprintf(stderr, "%s: %d tests past the table of %d (UNIT_MAX_TESTS in unit.h): "
+			"none run; raise it or split the file\n", argv[0], unit_dropped, UNIT_MAX_TESTS);
 		return 2;
 	}
 	for (int i = 0; i < unit_ntests; i++) {
