@@ -66,10 +66,13 @@ all: tools firmware
 
 tools: $(TOOL)
 
-$(BUILD)/%.o: src/%.c $(wildcard src/lib/*.h src/*.h)
+# Each object depends on the headers it includes, as the compiler lists
+# them (-MMD, into OBJ.d beside it; -MP: a header since removed is no
+# error): touching one header rebuilds only the files that include it.
+$(BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/libfwdist.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -81,10 +84,12 @@ $(TOOL): $(CMD_OBJ) $(BUILD)/libfwdist.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@.tmp $(CMD_OBJ) $(BUILD)/libfwdist.a $(LIBS) && mv -f $@.tmp $@
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libfwdist.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfwdist.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libfwdist.a $(LIBS)
+	$(Q)$(CC) $(ALL_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(BUILD)/libfwdist.a $(LIBS)
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 # The picture of a tree that tests/lib.sh's snapshot takes with find,
 # sha256sum and sort, in one process (tests/snapshot.c says why); the cases
