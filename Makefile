@@ -273,38 +273,16 @@ quick: tools firmware $(UNIT_BIN) $(SNAPSHOT)
 	if [ $$s = 0 ]; then echo "quick: all passed"; else echo "quick: FAILED (see above)"; fi; \
 	exit $$s
 
+# The suites of tests/suites (the one list, which tests/run-all reads too):
+# each of the group runs, one after the other; the exit says whether all passed.
 check: tools firmware unit cases check-tree
-	@FWDIST=$(abspath $(FWDIST)) tests/install/run
-	@FWDIST=$(abspath $(FWDIST)) tests/install/upgrade
-	@FWDIST=$(abspath $(FWDIST)) tests/install/planted
-	@FWDIST=$(abspath $(FWDIST)) tests/install/dataloss
-	@FWDIST=$(abspath $(FWDIST)) tests/install/memory
-	@FWDIST=$(abspath $(FWDIST)) tests/install/dpkg
-	@FWDIST=$(abspath $(FWDIST)) tests/alloc/run
-	@FWDIST=$(abspath $(FWDIST)) tests/sign/run
-	@FWDIST=$(abspath $(FWDIST)) tests/completion/run
-	@tests/repo/run
-	@FWDIST=$(abspath $(FWDIST)) tests/kernel/modules
-	@FWDIST=$(abspath $(FWDIST)) tests/hardware/run
-	@FWDIST=$(abspath $(FWDIST)) tests/sbom/run
-	@FWDIST=$(abspath $(FWDIST)) tests/images/run
-	@FWDIST=$(abspath $(FWDIST)) tests/import/run
-	@FWDIST=$(abspath $(FWDIST)) tests/progress/run
-	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
-	@tests/debian/names
-	@tests/debian/real
-	@tests/debian/real-trixie
-	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
+	@FWDIST=$(abspath $(FWDIST)) tests/run-suites check
 
 # The packaging alone: builds, lintian, AppStream, reproducibility, a vendor
 # split; and a real upstream release through the packager's workflow,
 # beside Debian's own packages in bookworm and trixie.
 check-debian: tools firmware
-	@FWDIST=$(abspath $(FWDIST)) tests/debian/run
-	@tests/debian/names
-	@tests/debian/real
-	@tests/debian/real-trixie
-	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
+	@FWDIST=$(abspath $(FWDIST)) tests/run-suites debian
 
 check-kernel: tools firmware
 	tests/kernel/selftest
