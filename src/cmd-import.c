@@ -20,8 +20,9 @@ static const struct fw_cli_opt opts[] = {
 	  "tree's parts are written into it, and what stood in\n"
 	  "their way is kept in DIR/fwdist-replaced.N", NULL },
 	{ "allow-missing", 'a', false, NULL,
-	  "import what is there when WHENCE lists absent files\n"
-	  "(listed); without it, exit 1 with the list", NULL },
+	  "accepted for scripts and changes nothing: listed\n"
+	  "files absent from SRC are always refused by name\n"
+	  "and the rest imported", NULL },
 	{ "licence-dir", 'L', false, "D",
 	  "look for licence texts in D too (repeatable), e.g.\n"
 	  "/usr/share/common-licenses for GPL-2", "license-dir" },
@@ -81,9 +82,11 @@ static const struct fw_cli_help help = {
 		"\n",
 	.opts = opts,
 	.foot = "\n"
-		"Exit 0 when DIR was written with every entry of SRC; 1 when nothing was\n"
-		"written, or DIR was written without some (a licence unknown, a text missing,\n"
-		"an entry refused: each listed; files missing only without --allow-missing);\n"
+		"Listed files absent from SRC (Debian's orig tarballs exclude some) are\n"
+		"refused by name and the rest is imported; --allow-missing is accepted and\n"
+		"changes nothing. Exit 0 when DIR was written with every entry of SRC; 1 when\n"
+		"nothing was written, or DIR was written with refusals (a listed file\n"
+		"missing, a licence unknown, a text missing, an entry refused: each listed);\n"
 		"2 for a usage error.\n",
 };
 
@@ -198,15 +201,6 @@ int cmd_import(int argc, char **argv)
 	r = fw_import(&io, &rep, &d);
 	fw_cli_progress_stop();
 	fw_print_diag(&d);
-	if (r == -EAGAIN) {
-		for (size_t i = 0; i < rep.missing.n; i++)
-			fw_err("%s: %s", io.src, rep.missing.v[i]);
-		fw_err("import: %zu listed file%s absent from %s; nothing written (--allow-missing "
-		       "imports the rest)", rep.missing.n, rep.missing.n == 1 ? "" : "s", io.src);
-		fw_import_report_free(&rep);
-		ret = EXIT_FINDING;
-		goto out;
-	}
 	if (r < 0) {
 		if (r == -ENOMEM)
 			fw_err("out of memory");
@@ -218,8 +212,18 @@ int cmd_import(int argc, char **argv)
 	}
 	/* What was refused and how to admit it, first: the lists below can
 	 * run to thousands of lines. */
-	if (rep.nrefused) {
-		printf("refused (%u blob%s):\n", rep.nrefused, rep.nrefused == 1 ? "" : "s");
+	if (rep.nrefused || rep.missing.n) {
+		printf("refused (");
+		if (rep.nrefused)
+			printf("%u blob%s%s", rep.nrefused, rep.nrefused == 1 ? "" : "s",
+			       rep.missing.n ? ", " : "");
+		if (rep.missing.n && rep.missing.n == rep.nabsent)
+			printf("%zu listed file%s missing", rep.missing.n,
+			       rep.missing.n == 1 ? "" : "s");
+		else if (rep.missing.n)
+			printf("%zu listed entr%s missing", rep.missing.n,
+			       rep.missing.n == 1 ? "y" : "ies");
+		printf("):\n");
 		for (size_t i = 0; i < rep.refused.n; i++)
 			printf("  %s\n", rep.refused.v[i]);
 	}
@@ -250,7 +254,8 @@ int cmd_import(int argc, char **argv)
 	       rep.cat[FW_CAT_UNKNOWN], rep.missing.n, rep.unlisted.n, rep.unknown.n,
 	       rep.no_text.n);
 	/* Written, but not all of SRC: the lists above say what is left out. */
-	ret = rep.unknown.n || rep.no_text.n || rep.dropped.n ? EXIT_FINDING : EXIT_OK;
+	ret = rep.unknown.n || rep.no_text.n || rep.dropped.n || rep.missing.n ? EXIT_FINDING :
+										 EXIT_OK;
 	fw_import_report_free(&rep);
 out:
 	free(map);

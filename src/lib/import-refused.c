@@ -270,7 +270,9 @@ int imp_report_refused(struct imp *im)
 	}
 	for (int c = 0; c < C_N; c++)
 		rep->nrefused += per[c];
-	rep->nrefused += (unsigned)im->absent.n;
+	/* Absent files are counted as the "missing" section lists them
+	 * (one line per entry: a Source: or a name listed twice too), so
+	 * that the heading, this line and that section agree. */
 	for (int c = 0; c < C_N && r == 0; c++) {
 		if (!per[c])
 			continue;
@@ -296,14 +298,27 @@ int imp_report_refused(struct imp *im)
 			free(nm);
 		}
 	}
-	if (r == 0 && im->absent.n) {
-		char *nm = names((const char *const *)im->absent.v, (unsigned)im->absent.n);
+	if (r == 0 && rep->missing.n) {
+		size_t ne = rep->missing.n, nf = im->absent.n;
 
-		r = nm ? put(rep, fw_asprintf("%zu file%s missing (%s): listed in WHENCE, absent from "
-					      "the upstream tree: add %s (see \"missing\")",
-					      im->absent.n, im->absent.n == 1 ? "" : "s", nm,
-					      im->absent.n == 1 ? "it" : "them")) :
-			 -ENOMEM;
+		rep->nabsent = (unsigned)nf;
+		char *nm = names((const char *const *)im->absent.v, (unsigned)nf);
+
+		if (!nm)
+			r = -ENOMEM;
+		else if (ne == nf)
+			r = put(rep, fw_asprintf("%zu listed file%s missing (%s): listed in WHENCE, absent "
+						 "from the upstream tree: add %s to import %s (each under "
+						 "\"missing\")", ne, ne == 1 ? "" : "s", nm,
+						 ne == 1 ? "it" : "them", ne == 1 ? "it" : "them"));
+		else
+			r = put(rep, fw_asprintf("%zu listed entr%s missing (%zu file%s%s%s; %zu other%s: "
+						 "Source:, Link: or a name listed twice): listed in "
+						 "WHENCE, absent from the upstream tree: add them to "
+						 "import them (each under \"missing\")",
+						 ne, ne == 1 ? "y" : "ies", nf, nf == 1 ? "" : "s",
+						 nf ? ": " : "", nf ? nm : "", ne - nf,
+						 ne - nf == 1 ? "" : "s"));
 		free(nm);
 	}
 out:

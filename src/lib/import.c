@@ -527,8 +527,7 @@ static int open_src(struct imp *im)
 }
 
 /* Load: the map, upstream's WHENCE (or one made for an installed tree),
- * the licences classified and the rewrite planned; -EAGAIN when files
- * are missing without allow_missing. */
+ * the licences classified and the rewrite planned. */
 static int import_load(struct imp *im)
 {
 	int r = 0;
@@ -625,10 +624,9 @@ static int import_load(struct imp *im)
 	if (r < 0)
 		return r;
 	im->rep->blocks = (unsigned)im->w.nblocks;
-	if (im->rep->missing.n && !im->o->allow_missing) {
-		r = -EAGAIN;
-		return r;
-	}
+	/* Listed files absent upstream are refused by name and the rest is
+	 * imported: Debian's orig tarballs drop hundreds of files
+	 * (Files-Excluded), and a packager imports what the release has. */
 	return r;
 }
 
