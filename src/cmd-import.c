@@ -49,6 +49,12 @@ static const struct fw_cli_opt opts[] = {
 	  "lines: those whose package takes a blob (default:\n"
 	  "the checkout's debian/vendor-split at the first\n"
 	  "import into a checkout); the split DIR has is not kept", NULL },
+	{ "take-new-vendors", 'T', false, NULL,
+	  "at a later import into a checkout: add the\n"
+	  "debian/vendor-split lines of each package the\n"
+	  "split lacks that would take blobs of its rest:yes\n"
+	  "package, and a manifests/replaces line moving\n"
+	  "those names (reported either way)", NULL },
 	{ "quiet", FW_OPT_QUIET, true, NULL,
 	  "no progress line (one is drawn on standard error\n"
 	  "while the blobs are copied, when it is a terminal,\n"
@@ -59,7 +65,7 @@ static const struct fw_cli_opt opts[] = {
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
 		"                     [--licence-dir D]... [--map FILE] [--adopt]\n"
-		"                     [--split-template FILE]\n"
+		"                     [--split-template FILE] [--take-new-vendors]\n"
 		"                     [--no-whence [--debian-copyright] [--vouch]] [-q]\n"
 		"\n"
 		"Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
@@ -94,7 +100,7 @@ struct opts {
 	const char *into, *map, *split_template;
 	const char **dirs;
 	size_t ndirs, cap_dirs;
-	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt;
+	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt, take_new_vendors;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -128,6 +134,9 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'A':
 		o->adopt = true;
+		return EXIT_OK;
+	case 'T':
+		o->take_new_vendors = true;
 		return EXIT_OK;
 	case 'L':
 		if (fw_grow(&o->dirs, &o->cap_dirs, o->ndirs, sizeof(*o->dirs)) < 0) {
@@ -183,7 +192,7 @@ int cmd_import(int argc, char **argv)
 		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
 		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
 		.debian_copyright = o.debian_copyright, .vouch = o.vouch, .adopt = o.adopt,
-		.split_template = o.split_template,
+		.split_template = o.split_template, .take_new_vendors = o.take_new_vendors,
 	};
 	if (o.debian_copyright && o.split_template) {
 		ret = fw_usage("import", "--split-template and --debian-copyright each make the split: one of them");
@@ -226,6 +235,18 @@ int cmd_import(int argc, char **argv)
 		printf("):\n");
 		for (size_t i = 0; i < rep.refused.n; i++)
 			printf("  %s\n", rep.refused.v[i]);
+	}
+	/* What the split kept across releases makes of this one, before the
+	 * long lists: a package that takes nothing now, a vendor it lacks. */
+	section("split", &rep.split);
+	if (rep.vendors.n) {
+		size_t nv = 0;
+
+		for (size_t i = 0; i < rep.vendors.n; i++)
+			nv += rep.vendors.v[i][0] != ' ';
+		printf("new vendors (%zu):\n", nv);
+		for (size_t i = 0; i < rep.vendors.n; i++)
+			printf("  %s\n", rep.vendors.v[i]);
 	}
 	section("missing", &rep.missing);
 	section("unlisted", &rep.unlisted);

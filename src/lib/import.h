@@ -45,6 +45,11 @@ struct fw_import_opts {
 	bool debian_copyright;     /* licences from SRC's usr/share/doc/<pkg>/copyright */
 	bool vouch;                /* no_whence: what no licence covers is FW_IMPORT_VOUCHED */
 	bool adopt;                /* DIR need not be an fwdist tree: what is in the way is kept */
+	/* A later import into a checkout: the packages of its
+	 * FW_SPLIT_TEMPLATE the split lacks and which would now take blobs of
+	 * the rest:yes package are added (their template lines), each with a
+	 * manifests/replaces line taking the names over from that package. */
+	bool take_new_vendors;
 	/* The split is proposed from this template (manifests/packages lines;
 	 * NULL: DIR's FW_SPLIT_TEMPLATE at the first import into a checkout). */
 	const char *split_template;
@@ -69,6 +74,8 @@ struct fw_import_report {
 	struct fw_strv changes;    /* against the tree that was at DIR */
 	struct fw_strv packages;   /* --debian-copyright: the packages found */
 	struct fw_strv uncovered;  /* blobs the split kept from DIR has no line for */
+	struct fw_strv split;      /* packages of the kept split that take nothing now (dropped) */
+	struct fw_strv vendors;    /* template packages the split lacks that would take blobs */
 	unsigned blocks, files, links, sources, copied, linked, empty;
 	unsigned cat[FW_CAT_UNKNOWN + 1]; /* blobs per effective category */
 	uint64_t bytes;
