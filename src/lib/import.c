@@ -804,6 +804,22 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 						     driver_word(ob->driver, w, sizeof(w)),
 						     fw_esc(ob->e->name)));
 	}
+	/* The licence texts (manifests/licence-checksums, both sorted by
+	 * name): a text changed is a change a packager reviews too. */
+	for (size_t a = 0, b = 0; r == 0 && (a < o->text_sums.n || b < t->text_sums.n);) {
+		const struct fw_sum *x = a < o->text_sums.n ? &o->text_sums.v[a] : NULL;
+		const struct fw_sum *y = b < t->text_sums.n ? &t->text_sums.v[b] : NULL;
+		int k = !x ? 1 : !y ? -1 : strcmp(x->name, y->name);
+
+		if (k < 0)
+			r = imp_strv_take(c, fw_asprintf("LICENSES: removed %s", fw_esc(x->name)));
+		else if (k > 0)
+			r = imp_strv_take(c, fw_asprintf("LICENSES: new %s", fw_esc(y->name)));
+		else if (x->size != y->size || memcmp(x->sha256, y->sha256, FW_SHA256_LEN))
+			r = imp_strv_take(c, fw_asprintf("LICENSES: changed %s (text)", fw_esc(x->name)));
+		a += k <= 0;
+		b += k >= 0;
+	}
 	free(renamed_old);
 	free(gone);
 	free(next);
