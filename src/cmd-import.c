@@ -20,8 +20,9 @@ static const struct fw_cli_opt opts[] = {
 	  "tree's parts are written into it, and what stood in\n"
 	  "their way is kept in DIR/fwdist-replaced.N", NULL },
 	{ "allow-missing", 'a', false, NULL,
-	  "import what is there when WHENCE lists absent files\n"
-	  "(listed); without it, exit 1 with the list", NULL },
+	  "accepted for scripts and changes nothing: listed\n"
+	  "files absent from SRC are always refused by name\n"
+	  "and the rest imported", NULL },
 	{ "licence-dir", 'L', false, "D",
 	  "look for licence texts in D too (repeatable), e.g.\n"
 	  "/usr/share/common-licenses for GPL-2", "license-dir" },
@@ -48,6 +49,12 @@ static const struct fw_cli_opt opts[] = {
 	  "lines: those whose package takes a blob (default:\n"
 	  "the checkout's debian/vendor-split at the first\n"
 	  "import into a checkout); the split DIR has is not kept", NULL },
+	{ "take-new-vendors", 'T', false, NULL,
+	  "at a later import into a checkout: add the\n"
+	  "debian/vendor-split lines of each package the\n"
+	  "split lacks that would take blobs of its rest:yes\n"
+	  "package, and a manifests/replaces line moving\n"
+	  "those names (reported either way)", NULL },
 	{ "quiet", FW_OPT_QUIET, true, NULL,
 	  "no progress line (one is drawn on standard error\n"
 	  "while the blobs are copied, when it is a terminal,\n"
@@ -58,7 +65,7 @@ static const struct fw_cli_opt opts[] = {
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist [-C DIR] import SRC --into DIR [--allow-missing] [--link]\n"
 		"                     [--licence-dir D]... [--map FILE] [--adopt]\n"
-		"                     [--split-template FILE]\n"
+		"                     [--split-template FILE] [--take-new-vendors]\n"
 		"                     [--no-whence [--debian-copyright] [--vouch]] [-q]\n"
 		"\n"
 		"Read an upstream linux-firmware tree (its WHENCE, blobs, Source: files and\n"
@@ -81,9 +88,11 @@ static const struct fw_cli_help help = {
 		"\n",
 	.opts = opts,
 	.foot = "\n"
-		"Exit 0 when DIR was written with every entry of SRC; 1 when nothing was\n"
-		"written, or DIR was written without some (a licence unknown, a text missing,\n"
-		"an entry refused: each listed; files missing only without --allow-missing);\n"
+		"Listed files absent from SRC (Debian's orig tarballs exclude some) are\n"
+		"refused by name and the rest is imported; --allow-missing is accepted and\n"
+		"changes nothing. Exit 0 when DIR was written with every entry of SRC; 1 when\n"
+		"nothing was written, or DIR was written with refusals (a listed file\n"
+		"missing, a licence unknown, a text missing, an entry refused: each listed);\n"
 		"2 for a usage error.\n",
 };
 
@@ -91,7 +100,7 @@ struct opts {
 	const char *into, *map, *split_template;
 	const char **dirs;
 	size_t ndirs, cap_dirs;
-	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt;
+	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt, take_new_vendors;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -125,6 +134,9 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'A':
 		o->adopt = true;
+		return EXIT_OK;
+	case 'T':
+		o->take_new_vendors = true;
 		return EXIT_OK;
 	case 'L':
 		if (fw_grow(&o->dirs, &o->cap_dirs, o->ndirs, sizeof(*o->dirs)) < 0) {
@@ -180,7 +192,7 @@ int cmd_import(int argc, char **argv)
 		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
 		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
 		.debian_copyright = o.debian_copyright, .vouch = o.vouch, .adopt = o.adopt,
-		.split_template = o.split_template,
+		.split_template = o.split_template, .take_new_vendors = o.take_new_vendors,
 	};
 	if (o.debian_copyright && o.split_template) {
 		ret = fw_usage("import", "--split-template and --debian-copyright each make the split: one of them");
@@ -198,15 +210,6 @@ int cmd_import(int argc, char **argv)
 	r = fw_import(&io, &rep, &d);
 	fw_cli_progress_stop();
 	fw_print_diag(&d);
-	if (r == -EAGAIN) {
-		for (size_t i = 0; i < rep.missing.n; i++)
-			fw_err("%s: %s", io.src, rep.missing.v[i]);
-		fw_err("import: %zu listed file%s absent from %s; nothing written (--allow-missing "
-		       "imports the rest)", rep.missing.n, rep.missing.n == 1 ? "" : "s", io.src);
-		fw_import_report_free(&rep);
-		ret = EXIT_FINDING;
-		goto out;
-	}
 	if (r < 0) {
 		if (r == -ENOMEM)
 			fw_err("out of memory");
@@ -218,10 +221,32 @@ int cmd_import(int argc, char **argv)
 	}
 	/* What was refused and how to admit it, first: the lists below can
 	 * run to thousands of lines. */
-	if (rep.nrefused) {
-		printf("refused (%u blob%s):\n", rep.nrefused, rep.nrefused == 1 ? "" : "s");
+	if (rep.nrefused || rep.missing.n) {
+		printf("refused (");
+		if (rep.nrefused)
+			printf("%u blob%s%s", rep.nrefused, rep.nrefused == 1 ? "" : "s",
+			       rep.missing.n ? ", " : "");
+		if (rep.missing.n && rep.missing.n == rep.nabsent)
+			printf("%zu listed file%s missing", rep.missing.n,
+			       rep.missing.n == 1 ? "" : "s");
+		else if (rep.missing.n)
+			printf("%zu listed entr%s missing", rep.missing.n,
+			       rep.missing.n == 1 ? "y" : "ies");
+		printf("):\n");
 		for (size_t i = 0; i < rep.refused.n; i++)
 			printf("  %s\n", rep.refused.v[i]);
+	}
+	/* What the split kept across releases makes of this one, before the
+	 * long lists: a package that takes nothing now, a vendor it lacks. */
+	section("split", &rep.split);
+	if (rep.vendors.n) {
+		size_t nv = 0;
+
+		for (size_t i = 0; i < rep.vendors.n; i++)
+			nv += rep.vendors.v[i][0] != ' ';
+		printf("new vendors (%zu):\n", nv);
+		for (size_t i = 0; i < rep.vendors.n; i++)
+			printf("  %s\n", rep.vendors.v[i]);
 	}
 	section("missing", &rep.missing);
 	section("unlisted", &rep.unlisted);
@@ -250,7 +275,8 @@ int cmd_import(int argc, char **argv)
 	       rep.cat[FW_CAT_UNKNOWN], rep.missing.n, rep.unlisted.n, rep.unknown.n,
 	       rep.no_text.n);
 	/* Written, but not all of SRC: the lists above say what is left out. */
-	ret = rep.unknown.n || rep.no_text.n || rep.dropped.n ? EXIT_FINDING : EXIT_OK;
+	ret = rep.unknown.n || rep.no_text.n || rep.dropped.n || rep.missing.n ? EXIT_FINDING :
+										 EXIT_OK;
 	fw_import_report_free(&rep);
 out:
 	free(map);

@@ -221,8 +221,20 @@ static void check_split(const struct fw_tree *t, struct fw_diag *d)
 	}
 	for (size_t p = 0; p < t->split.npkgs; p++)
 		if (!used[p])
-			fw_diag_add(d, FW_TREE_SPLIT, t->split.pkgs[p].line, "%s: takes no blob",
-				    t->split.pkgs[p].name);
+			fw_diag_add(d, FW_TREE_SPLIT, t->split.pkgs[p].line,
+				    "%s: takes no blob (a package of an earlier release that takes "
+				    "nothing now is a line '%s %s dropped')",
+				    t->split.pkgs[p].name, t->split.pkgs[p].name, t->split.pkgs[p].section);
+	/* A dropped package is one the metapackage Breaks: a line that also
+	 * takes blobs for it would have apt remove what it installs. */
+	for (size_t k = 0; k < t->split.ndropped; k++) {
+		int p = fw_split_find(&t->split, t->split.dropped[k].name);
+
+		if (p >= 0)
+			fw_diag_add(d, FW_TREE_SPLIT, t->split.dropped[k].line,
+				    "%s: dropped, but line %u has it take blobs: keep one of the two",
+				    t->split.dropped[k].name, t->split.pkgs[p].line);
+	}
 	free(used);
 }
 

@@ -128,6 +128,13 @@ static int control_meta(FILE *f, const struct fw_tree *t, struct fw_diag *d)
 	for (k = 0; k < t->split.npkgs; k++)
 		if (nonfree_section(t->split.pkgs[k].section))
 			fprintf(f, ",\n         %s (= ${binary:Version})", t->split.pkgs[k].name);
+	/* A package an earlier release had and this one drops (a vendor
+	 * whose blobs are gone): Breaks, so that `apt full-upgrade` from the
+	 * previous release's packages removes it rather than keep an orphan
+	 * whose files no package of this release owns. */
+	for (k = 0; k < t->split.ndropped; k++)
+		fprintf(f, "%s%s (<< ${binary:Version})", k ? ",\n        " : "\nBreaks: ",
+			t->split.dropped[k].name);
 	fputs("\nDescription: Linux firmware of the fwdist split: every non-free package\n"
 	      " This metapackage depends on every package of the fwdist split that\n"
 	      " holds non-free firmware, so that installing it installs all of them,\n"

@@ -241,8 +241,19 @@ static int put(struct fw_import_report *rep, char *line)
 	return imp_strv_take(&rep->refused, line);
 }
 
+/* " (N of the M under "SECTION")" when a cause's count is not its
+ * section's, else "". */
+static const char *of_section(char *buf, size_t len, unsigned n, size_t m, const char *section)
+{
+	if (n == m)
+		return "";
+	snprintf(buf, len, " (of the %zu under \"%s\", the others refuse no blob)", m, section);
+	return buf;
+}
+
 int imp_report_refused(struct imp *im)
 {
+	char of[128];
 	struct fw_import_report *rep = im->rep;
 	struct buckets bs = { 0 };
 	unsigned per[C_N] = { 0 }, kinds[C_N] = { 0 };
@@ -270,16 +281,25 @@ int imp_report_refused(struct imp *im)
 	}
 	for (int c = 0; c < C_N; c++)
 		rep->nrefused += per[c];
-	rep->nrefused += (unsigned)im->absent.n;
+	/* Absent files are counted as the "missing" section lists them
+	 * (one line per entry: a Source: or a name listed twice too), so
+	 * that the heading, this line and that section agree. */
 	for (int c = 0; c < C_N && r == 0; c++) {
 		if (!per[c])
 			continue;
+		/* The sections below list every text missing and every
+		 * licence unknown, also those whose blobs are all absent or
+		 * not imported: a count that differs says so. */
 		if (c == C_NO_TEXT)
-			r = put(rep, fw_asprintf("%u blob%s for %u licence text%s missing:", per[c],
-						 per[c] == 1 ? "" : "s", kinds[c], kinds[c] == 1 ? "" : "s"));
+			r = put(rep, fw_asprintf("%u blob%s for %u licence text%s missing%s:", per[c],
+						 per[c] == 1 ? "" : "s", kinds[c], kinds[c] == 1 ? "" : "s",
+						 of_section(of, sizeof(of), kinds[c], rep->no_text.n,
+							    "licence texts missing")));
 		else if (c == C_UNKNOWN)
-			r = put(rep, fw_asprintf("%u blob%s for %u unknown licence%s:", per[c],
-						 per[c] == 1 ? "" : "s", kinds[c], kinds[c] == 1 ? "" : "s"));
+			r = put(rep, fw_asprintf("%u blob%s for %u unknown licence%s%s:", per[c],
+						 per[c] == 1 ? "" : "s", kinds[c], kinds[c] == 1 ? "" : "s",
+						 of_section(of, sizeof(of), kinds[c], rep->unknown.n,
+							    "unknown licences")));
 		else
 			r = put(rep, fw_asprintf("%u blob%s undistributable by %u verdict%s:", per[c],
 						 per[c] == 1 ? "" : "s", kinds[c], kinds[c] == 1 ? "" : "s"));
@@ -296,14 +316,27 @@ int imp_report_refused(struct imp *im)
 			free(nm);
 		}
 	}
-	if (r == 0 && im->absent.n) {
-		char *nm = names((const char *const *)im->absent.v, (unsigned)im->absent.n);
+	if (r == 0 && rep->missing.n) {
+		size_t ne = rep->missing.n, nf = im->absent.n;
 
-		r = nm ? put(rep, fw_asprintf("%zu file%s missing (%s): listed in WHENCE, absent from "
-					      "the upstream tree: add %s (see \"missing\")",
-					      im->absent.n, im->absent.n == 1 ? "" : "s", nm,
-					      im->absent.n == 1 ? "it" : "them")) :
-			 -ENOMEM;
+		rep->nabsent = (unsigned)nf;
+		char *nm = names((const char *const *)im->absent.v, (unsigned)nf);
+
+		if (!nm)
+			r = -ENOMEM;
+		else if (ne == nf)
+			r = put(rep, fw_asprintf("%zu listed file%s missing (%s): listed in WHENCE, absent "
+						 "from the upstream tree: add %s to import %s (each under "
+						 "\"missing\")", ne, ne == 1 ? "" : "s", nm,
+						 ne == 1 ? "it" : "them", ne == 1 ? "it" : "them"));
+		else
+			r = put(rep, fw_asprintf("%zu listed entr%s missing (%zu file%s%s%s; %zu other%s: "
+						 "Source:, Link: or a name listed twice): listed in "
+						 "WHENCE, absent from the upstream tree: add them to "
+						 "import them (each under \"missing\")",
+						 ne, ne == 1 ? "y" : "ies", nf, nf == 1 ? "" : "s",
+						 nf ? ": " : "", nf ? nm : "", ne - nf,
+						 ne - nf == 1 ? "" : "s"));
 		free(nm);
 	}
 out:

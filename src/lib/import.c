@@ -39,6 +39,8 @@ void fw_import_report_free(struct fw_import_report *r)
 	fw_strv_free(&r->changes);
 	fw_strv_free(&r->packages);
 	fw_strv_free(&r->uncovered);
+	fw_strv_free(&r->split);
+	fw_strv_free(&r->vendors);
 }
 
 /* ---- import state ---- */
@@ -333,6 +335,311 @@ static int cover_uncovered(struct imp *im, const struct job *jobs, size_t njobs)
 	return r;
 }
 
+/* Which packages of the stage's split take a blob (as check counts them). */
+static bool *packages_used(const struct fw_tree *t)
+{
+	bool *used = calloc(t->split.npkgs + 1, sizeof(*used));
+
+	for (size_t i = 0; used && i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+
+		if (b->duplicate)
+			continue;
+		if (b->pkg >= 0 && (size_t)b->pkg < t->split.npkgs)
+			used[b->pkg] = true;
+		for (size_t k = 0; k < b->nmore; k++)
+			if (b->more[k].pkg >= 0 && (size_t)b->more[k].pkg < t->split.npkgs)
+				used[b->more[k].pkg] = true;
+	}
+	return used;
+}
+
+static const struct fw_split_rule *rule_at(const struct fw_split *s, unsigned line)
+{
+	for (size_t k = 0; k < s->nrules; k++)
+		if (s->rules[k].line == line)
+			return &s->rules[k];
+	return NULL;
+}
+
+/* A package of the split kept across releases that takes no blob of this
+ * release (a vendor the release dropped, as Debian 13 drops mlxsw): its
+ * lines become one line "PACKAGE COMPONENT dropped" where its first line
+ * was, reported, so that the import goes on and the metapackage Breaks the
+ * package the previous release installed. */
+static int drop_empty_packages(struct imp *im)
+{
+	struct fw_tree t;
+	struct fw_lines it;
+	const char *ls, *le;
+	char *old = NULL, *buf = NULL;
+	size_t len, n = 0, cap = 0;
+	unsigned out = 0;
+	bool *used = NULL, any = false;
+	int r = fw_read_text(im->stagefd, FW_TREE_SPLIT, &old, &len);
+
+	if (r < 0)
+		return r;
+	r = load_stage(im, &t);
+	if (r < 0) {
+		free(old);
+		return r;
+	}
+	used = packages_used(&t);
+	if (!used)
+		r = -ENOMEM;
+	for (size_t p = 0; r == 0 && p < t.split.npkgs; p++)
+		any |= !used[p];
+	fw_lines_init(&it, old, len);
+	while (r == 0 && any && fw_lines_next(&it, &ls, &le)) {
+		const struct fw_split_rule *ru = rule_at(&t.split, it.line);
+		const struct fw_package *p = ru ? &t.split.pkgs[ru->pkg] : NULL;
+		char *line;
+
+		if (!p || used[ru->pkg]) {
+			r = imp_add_line(&buf, &n, &cap, ls, (size_t)(le - ls));
+			out++;
+			continue;
+		}
+		if (p->line != it.line)
+			continue; /* a further line of a dropped package */
+		line = fw_asprintf("%-28s %-18s dropped", p->name, p->section);
+		r = line ? imp_add_line(&buf, &n, &cap, line, strlen(line)) : -ENOMEM;
+		free(line);
+		out++;
+		if (r == 0)
+			r = imp_strv_take(&im->rep->split,
+				      fw_asprintf("%s takes no blob in this release: kept as dropped (%s:%u)",
+						  p->name, FW_TREE_SPLIT, out));
+	}
+	if (r == 0 && any)
+		r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, buf, n, 0644);
+	fw_tree_free(&t);
+	free(used);
+	free(old);
+	free(buf);
+	return r;
+}
+
+/* manifests/replaces has a line "name SUITE takes:from" already. */
+static bool replaces_has(const char *buf, size_t len, const char *name, const char *from)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+
+	if (!buf)
+		return false;
+	fw_lines_init(&it, buf, len);
+	while (fw_lines_next(&it, &ls, &le)) {
+		const char *q = ls, *f;
+		size_t flen;
+
+		f = fw_field(&q, le, &flen);
+		if (flen != strlen(name) || memcmp(f, name, flen) != 0)
+			continue;
+		fw_field(&q, le, &flen);
+		while ((f = fw_field(&q, le, &flen)), flen)
+			if (flen == strlen(from) + 6 && memcmp(f, "takes:", 6) == 0 &&
+			    memcmp(f + 6, from, flen - 6) == 0)
+				return true;
+	}
+	return false;
+}
+
+struct vendor {                /* a template package the split lacks */
+	unsigned pkg;          /* in the template */
+	unsigned n;            /* blobs of the rest package it would take */
+	const char *first[3];
+};
+
+/* A later import into a checkout: the blobs that fall to the split's
+ * rest:yes package and that a package of the checkout's template (its
+ * debian/vendor-split) would take, when the split has no such package (a
+ * vendor new since the first import: cirrus, 1,206 blobs in 2025). Each is
+ * reported with the template lines that take it and the manifests/replaces
+ * line that moves the names safely (the new package Replaces the rest
+ * package, which Pre-Depends on it: `fwdist debian substvars`); with
+ * take_new_vendors both are written. */
+static int new_vendors(struct imp *im)
+{
+	struct fw_split tmpl;
+	struct fw_diag sd = { 0 };
+	struct fw_tree t;
+	struct vendor *v = NULL;
+	char *tbuf = NULL, *sbuf = NULL, *rbuf = NULL, *add = NULL;
+	size_t tlen, slen, rlen = 0, rcap = 0, nadd = 0, capadd = 0;
+	char *rold = NULL;
+	size_t rolen = 0;
+	unsigned *skip = NULL, nskip = 0;
+	const char *rest = NULL;
+	int r;
+
+	if (im->tmpl || im->in.kind != INTO_PARTS || !im->in.fwdist_tree || im->o->debian_copyright)
+		return 0;
+	r = fw_read_text(im->in.fd, FW_SPLIT_TEMPLATE, &tbuf, &tlen);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = fw_split_parse(&tmpl, FW_SPLIT_TEMPLATE, tbuf, tlen, &sd);
+	if (r == 0 && sd.n)
+		r = imp_strv_take(&im->rep->notes,
+			      fw_asprintf("%s:%u: %s: new vendors not looked for", sd.v[0].file,
+					  sd.v[0].line, sd.v[0].text));
+	if (r < 0 || sd.n) {
+		fw_diag_free(&sd);
+		fw_split_free(&tmpl);
+		free(tbuf);
+		return r;
+	}
+	r = load_stage(im, &t);
+	if (r < 0) {
+		fw_split_free(&tmpl);
+		free(tbuf);
+		return r;
+	}
+	v = calloc(tmpl.npkgs + 1, sizeof(*v));
+	skip = calloc(t.split.ndropped + 1, sizeof(*skip));
+	if (!v || !skip)
+		r = -ENOMEM;
+	if (r == 0) {
+		r = fw_read_text(im->stagefd, FW_TREE_REPLACES, &rold, &rolen);
+		if (r == -ENOENT)
+			r = 0;
+	}
+	for (size_t i = 0; r == 0 && i < t.nblobs; i++) {
+		const struct fw_blob *b = &t.blobs[i];
+		const struct fw_split_rule *ru;
+		struct fw_blob_facts f;
+		struct vendor *x;
+		int k;
+
+		if (b->duplicate || b->pkg < 0 || b->empty ||
+		    (b->cat != FW_CAT_FREE && b->cat != FW_CAT_NONFREE))
+			continue;
+		ru = rule_at(&t.split, b->pkg_line);
+		if (!ru || !ru->rest)
+			continue;
+		rest = t.split.pkgs[b->pkg].name;
+		f = (struct fw_blob_facts){
+			.name = b->e->name,
+			.driver = b->driver,
+			.spdx = b->lic ? b->lic->spdx : NULL,
+			.cat = b->cat,
+		};
+		k = fw_split_first(&tmpl, &f);
+		if (k < 0 || tmpl.rules[k].rest ||
+		    fw_split_find(&t.split, tmpl.pkgs[tmpl.rules[k].pkg].name) >= 0)
+			continue;
+		x = &v[tmpl.rules[k].pkg];
+		if (x->n < 3)
+			x->first[x->n] = b->e->name;
+		x->n++;
+	}
+	for (size_t p = 0; r == 0 && p < tmpl.npkgs; p++) {
+		const struct vendor *x = &v[p];
+		const char *name = tmpl.pkgs[p].name;
+		char more[48] = "";
+
+		if (!x->n)
+			continue;
+		if (x->n > 3)
+			snprintf(more, sizeof(more), " and %u more", x->n - 3);
+		r = imp_strv_take(&im->rep->vendors,
+			      fw_asprintf("%s would take %u blob%s (%s%s%s%s%s%s)%s", name, x->n,
+					  x->n == 1 ? "" : "s", fw_esc(x->first[0]),
+					  x->n > 1 ? ", " : "", x->n > 1 ? fw_esc(x->first[1]) : "",
+					  x->n > 2 ? ", " : "", x->n > 2 ? fw_esc(x->first[2]) : "", more,
+					  im->o->take_new_vendors ? ": taken, with these lines" :
+					  ": to take them, add these lines, the replaces one so "
+					  "that apt upgrades move the names (or import with "
+					  "--take-new-vendors)"));
+		/* Its template lines, verbatim, in the template's order. */
+		for (size_t k = 0; r == 0 && k < tmpl.nrules; k++) {
+			struct fw_lines it;
+			const char *ls, *le;
+
+			if (tmpl.rules[k].pkg != p)
+				continue;
+			fw_lines_init(&it, tbuf, tlen);
+			while (fw_lines_next(&it, &ls, &le))
+				if (it.line == tmpl.rules[k].line)
+					break;
+			r = imp_strv_take(&im->rep->vendors,
+				      fw_asprintf("  %s: %.*s", FW_TREE_SPLIT, (int)(le - ls), ls));
+			if (r == 0 && im->o->take_new_vendors)
+				r = imp_add_line(&add, &nadd, &capadd, ls, (size_t)(le - ls));
+		}
+		/* The names move from the rest package to this one: apt must
+		 * let the new package replace the old one's files. */
+		if (r == 0 && rest)
+			r = imp_strv_take(&im->rep->vendors,
+				      fw_asprintf("  %s: %-28s *  takes:%s", FW_TREE_REPLACES, name, rest));
+		if (r == 0 && rest && im->o->take_new_vendors && !replaces_has(rold, rolen, name, rest)) {
+			char *line = fw_asprintf("%-28s *  takes:%s", name, rest);
+
+			r = line ? imp_add_line(&rbuf, &rlen, &rcap, line, strlen(line)) : -ENOMEM;
+			free(line);
+		}
+		/* A package an earlier release dropped that takes blobs again:
+		 * its dropped line goes. */
+		if (r == 0 && im->o->take_new_vendors) {
+			int di = fw_split_find_dropped(&t.split, name);
+
+			if (di >= 0)
+				skip[nskip++] = t.split.dropped[di].line;
+		}
+	}
+	if (r == 0 && nadd) {
+		/* Appended: these blobs fall to rest:yes now, so no earlier
+		 * line takes them, and the new lines take nothing else. */
+		r = fw_read_text(im->stagefd, FW_TREE_SPLIT, &sbuf, &slen);
+		if (r == 0) {
+			char *all = NULL, *head;
+			size_t n = 0, cap = 0;
+			struct fw_lines it;
+			const char *ls, *le;
+
+			fw_lines_init(&it, sbuf, slen);
+			while (r == 0 && fw_lines_next(&it, &ls, &le)) {
+				bool gone = false;
+
+				for (unsigned k = 0; k < nskip; k++)
+					gone |= skip[k] == it.line;
+				if (!gone)
+					r = imp_add_line(&all, &n, &cap, ls, (size_t)(le - ls));
+			}
+			head = fw_asprintf("# fwdist import --take-new-vendors: from %s", FW_SPLIT_TEMPLATE);
+			if (r == 0)
+				r = head ? imp_add_line(&all, &n, &cap, head, strlen(head)) : -ENOMEM;
+			if (r == 0)
+				r = imp_add_line(&all, &n, &cap, add, nadd - (nadd && add[nadd - 1] == '\n'));
+			if (r == 0)
+				r = fw_write_atomic(im->stagefd, FW_TREE_SPLIT, all, n, 0644);
+			free(head);
+			free(all);
+		}
+	}
+	if (r == 0 && rlen) {
+		char *all = rold ? fw_asprintf("%.*s%s%.*s", (int)rolen, rold,
+					       rolen && rold[rolen - 1] != '\n' ? "\n" : "", (int)rlen, rbuf)
+				 : fw_asprintf("# fwdist replaces 1\n%.*s", (int)rlen, rbuf);
+
+		r = all ? fw_write_atomic(im->stagefd, FW_TREE_REPLACES, all, strlen(all), 0644) : -ENOMEM;
+		free(all);
+	}
+	fw_tree_free(&t);
+	fw_split_free(&tmpl);
+	free(v);
+	free(tbuf);
+	free(sbuf);
+	free(rbuf);
+	free(rold);
+	free(skip);
+	free(add);
+	return r;
+}
+
 static int cmp_sum(const void *a, const void *b)
 {
 	return strcmp(((const struct fw_sum *)a)->name, ((const struct fw_sum *)b)->name);
@@ -497,6 +804,22 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 						     driver_word(ob->driver, w, sizeof(w)),
 						     fw_esc(ob->e->name)));
 	}
+	/* The licence texts (manifests/licence-checksums, both sorted by
+	 * name): a text changed is a change a packager reviews too. */
+	for (size_t a = 0, b = 0; r == 0 && (a < o->text_sums.n || b < t->text_sums.n);) {
+		const struct fw_sum *x = a < o->text_sums.n ? &o->text_sums.v[a] : NULL;
+		const struct fw_sum *y = b < t->text_sums.n ? &t->text_sums.v[b] : NULL;
+		int k = !x ? 1 : !y ? -1 : strcmp(x->name, y->name);
+
+		if (k < 0)
+			r = imp_strv_take(c, fw_asprintf("LICENSES: removed %s", fw_esc(x->name)));
+		else if (k > 0)
+			r = imp_strv_take(c, fw_asprintf("LICENSES: new %s", fw_esc(y->name)));
+		else if (x->size != y->size || memcmp(x->sha256, y->sha256, FW_SHA256_LEN))
+			r = imp_strv_take(c, fw_asprintf("LICENSES: changed %s (text)", fw_esc(x->name)));
+		a += k <= 0;
+		b += k >= 0;
+	}
 	free(renamed_old);
 	free(gone);
 	free(next);
@@ -527,8 +850,7 @@ static int open_src(struct imp *im)
 }
 
 /* Load: the map, upstream's WHENCE (or one made for an installed tree),
- * the licences classified and the rewrite planned; -EAGAIN when files
- * are missing without allow_missing. */
+ * the licences classified and the rewrite planned. */
 static int import_load(struct imp *im)
 {
 	int r = 0;
@@ -625,10 +947,9 @@ static int import_load(struct imp *im)
 	if (r < 0)
 		return r;
 	im->rep->blocks = (unsigned)im->w.nblocks;
-	if (im->rep->missing.n && !im->o->allow_missing) {
-		r = -EAGAIN;
-		return r;
-	}
+	/* Listed files absent upstream are refused by name and the rest is
+	 * imported: Debian's orig tarballs drop hundreds of files
+	 * (Files-Excluded), and a packager imports what the release has. */
 	return r;
 }
 
@@ -918,6 +1239,10 @@ static int import_manifests(struct imp *im)
 		qsort(im->jobs, im->njobs, sizeof(*im->jobs), cmp_sum_job);
 	if (im->kept_split)
 		r = cover_uncovered(im, im->jobs, im->njobs);
+	if (r == 0 && im->kept_split && !im->tmpl)
+		r = drop_empty_packages(im);
+	if (r == 0 && im->kept_split && !im->tmpl)
+		r = new_vendors(im);
 	/* What this import wrote at the top of DIR, for the next one. */
 	if (r == 0) {
 		char **parts = NULL;

@@ -39,12 +39,17 @@ struct fw_import_opts {
 	const char *map_path;      /* manifests/licence-map to classify with */
 	const char *const *licence_dirs;
 	size_t nlicence_dirs;
-	bool allow_missing;        /* import what is there, list the rest */
+	bool allow_missing;        /* accepted for scripts: absent files never stop an import */
 	bool link;                 /* hard-link blobs where possible */
 	bool no_whence;            /* SRC is an installed tree: every file a File: */
 	bool debian_copyright;     /* licences from SRC's usr/share/doc/<pkg>/copyright */
 	bool vouch;                /* no_whence: what no licence covers is FW_IMPORT_VOUCHED */
 	bool adopt;                /* DIR need not be an fwdist tree: what is in the way is kept */
+	/* A later import into a checkout: the packages of its
+	 * FW_SPLIT_TEMPLATE the split lacks and which would now take blobs of
+	 * the rest:yes package are added (their template lines), each with a
+	 * manifests/replaces line taking the names over from that package. */
+	bool take_new_vendors;
 	/* The split is proposed from this template (manifests/packages lines;
 	 * NULL: DIR's FW_SPLIT_TEMPLATE at the first import into a checkout). */
 	const char *split_template;
@@ -58,7 +63,8 @@ struct fw_import_report {
 	 * a licence unknown, an undistributable verdict, a file missing) how
 	 * many blobs, a few names and the step that would admit them. */
 	struct fw_strv refused;
-	unsigned nrefused;         /* blobs refused and files missing, together */
+	unsigned nrefused;         /* blobs refused (listed entries missing: missing.n) */
+	unsigned nabsent;          /* of missing, the File:/RawFile: names (once each) */
 	struct fw_strv missing;    /* "WHENCE:LINE: File: NAME" listed, absent */
 	struct fw_strv unlisted;   /* on disk, in no WHENCE entry */
 	struct fw_strv unknown;    /* licences the map does not know */
@@ -68,6 +74,8 @@ struct fw_import_report {
 	struct fw_strv changes;    /* against the tree that was at DIR */
 	struct fw_strv packages;   /* --debian-copyright: the packages found */
 	struct fw_strv uncovered;  /* blobs the split kept from DIR has no line for */
+	struct fw_strv split;      /* packages of the kept split that take nothing now (dropped) */
+	struct fw_strv vendors;    /* template packages the split lacks that would take blobs */
 	unsigned blocks, files, links, sources, copied, linked, empty;
 	unsigned cat[FW_CAT_UNKNOWN + 1]; /* blobs per effective category */
 	uint64_t bytes;
@@ -79,10 +87,9 @@ void fw_import_report_free(struct fw_import_report *r);
 /* Import o->src into o->into. The tree is built under a temporary name
  * beside DIR, checked, and renamed into place: a failure or an interrupt
  * leaves DIR as it was. Nothing in SRC is followed out of SRC, nothing is
- * written outside the temporary tree and DIR. Returns 0 when written;
- * -EAGAIN when files are missing without allow_missing (nothing written,
- * rep->missing lists them); -EINVAL for WHENCE or map errors (in d, nothing
- * written); -EPROTO when the built tree failed its own check (in d); else
+ * written outside the temporary tree and DIR. Returns 0 when written
+ * (listed files absent from SRC are refused, each in rep->missing);
+ * -EINVAL for WHENCE or map errors (in d, nothing written); -EPROTO when the built tree failed its own check (in d); else
  * -errno with d saying where. */
 int fw_import(const struct fw_import_opts *o, struct fw_import_report *rep, struct fw_diag *d);
 

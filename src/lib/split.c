@@ -53,6 +53,27 @@ int fw_split_find(const struct fw_split *s, const char *name)
 	return -1;
 }
 
+int fw_split_find_dropped(const struct fw_split *s, const char *name)
+{
+	for (size_t i = 0; i < s->ndropped; i++)
+		if (strcmp(s->dropped[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* PACKAGE SECTION dropped: the one field left at q is "dropped". */
+static bool dropped_line(const char *q, const char *le)
+{
+	const char *f;
+	size_t flen;
+
+	f = fw_field(&q, le, &flen);
+	if (flen != 7 || memcmp(f, "dropped", 7) != 0)
+		return false;
+	fw_field(&q, le, &flen);
+	return flen == 0;
+}
+
 static const struct {
 	const char *prefix;
 	enum fw_sel_kind kind;
@@ -108,7 +129,9 @@ static int parse_selector(const char *f, size_t n, struct fw_selector *sel, cons
 			return 0;
 		}
 	}
-	*err = "unknown selector (category:, path:, driver:, licence:, empty:, rest:)";
+	*err = n == 7 && memcmp(f, "dropped", 7) == 0 ?
+		       "dropped: alone on its line (a package that takes nothing now)" :
+		       "unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)";
 	return -EINVAL;
 }
 
@@ -156,6 +179,28 @@ int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t
 		pname = fw_strndup(pkg, pkglen);
 		if (!pname)
 			return -ENOMEM;
+		if (dropped_line(q, le)) {
+			/* Whether a line also takes blobs for it is check's
+			 * to say (the lines may come in any order). */
+			struct fw_dropped x = { .name = pname, .line = it.line };
+			int di = fw_split_find_dropped(s, pname);
+
+			if (di >= 0) {
+				fw_diag_add(d, path, it.line, "%s: dropped already at line %u", pname,
+					    s->dropped[di].line);
+				free(pname);
+				continue;
+			}
+			x.section = fw_strndup(sec, seclen);
+			if (!x.section ||
+			    fw_grow(&s->dropped, &s->cap_dropped, s->ndropped, sizeof(*s->dropped)) < 0) {
+				free(x.section);
+				free(pname);
+				return -ENOMEM;
+			}
+			s->dropped[s->ndropped++] = x;
+			continue;
+		}
 		pi = fw_split_find(s, pname);
 		if (pi >= 0 && (strlen(s->pkgs[pi].section) != seclen ||
 				memcmp(s->pkgs[pi].section, sec, seclen) != 0)) {
@@ -236,6 +281,11 @@ void fw_split_free(struct fw_split *s)
 			free(s->rules[i].sel[j].value);
 		free(s->rules[i].sel);
 	}
+	for (size_t i = 0; i < s->ndropped; i++) {
+		free(s->dropped[i].name);
+		free(s->dropped[i].section);
+	}
+	free(s->dropped);
 	free(s->pkgs);
 	free(s->rules);
 	free(s->path);

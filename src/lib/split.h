@@ -41,21 +41,36 @@ struct fw_package {
 	unsigned line; /* first line naming it */
 };
 
+/* A line "PACKAGE COMPONENT dropped": a package the split had in an
+ * earlier release that takes nothing now. It is no package of the split
+ * (nothing is built for it); the metapackage Breaks it, so that an upgrade
+ * removes what the previous release installed. */
+struct fw_dropped {
+	char *name;
+	char *section;
+	unsigned line;
+};
+
 struct fw_split {
 	char *path;
 	struct fw_package *pkgs;
 	size_t npkgs, cap_pkgs;
 	struct fw_split_rule *rules;
 	size_t nrules, cap_rules;
+	struct fw_dropped *dropped;
+	size_t ndropped, cap_dropped;
 };
 
 /* Lines: PACKAGE SECTION SELECTOR... ; all selectors of a line must match,
- * several lines for one package add up. A line with an error is reported
+ * several lines for one package add up; or PACKAGE SECTION dropped (alone
+ * on its line, once per package: see struct fw_dropped). A line with an error is reported
  * and adds nothing: no rule, and no package if no good line names it. */
 int fw_split_parse(struct fw_split *s, const char *path, const char *buf, size_t len,
 		   struct fw_diag *d);
 void fw_split_free(struct fw_split *s);
 int fw_split_find(const struct fw_split *s, const char *name);
+/* The dropped line of name, or -1. */
+int fw_split_find_dropped(const struct fw_split *s, const char *name);
 
 /* What a rule needs to know about a blob. */
 struct fw_blob_facts {

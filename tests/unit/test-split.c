@@ -208,16 +208,16 @@ TEST(invalid_selectors)
 
 	CHECK_EQ_INT(parse(&s, &d, text), 0);
 	CHECK_NDIAG(&d, 10);
-	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
-	CHECK_DIAG(&d, 1, 3, "'path:': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
-	CHECK_DIAG(&d, 2, 4, "'category:': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
+	CHECK_DIAG(&d, 1, 3, "'path:': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
+	CHECK_DIAG(&d, 2, 4, "'category:': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
 	CHECK_DIAG(&d, 3, 5, "'category:undistributable': category: takes free or non-free");
 	CHECK_DIAG(&d, 4, 6, "'category:unknown': category: takes free or non-free");
 	CHECK_DIAG(&d, 5, 7, "'category:Free': category: takes free or non-free");
-	CHECK_DIAG(&d, 6, 8, "'!!path:x': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
-	CHECK_DIAG(&d, 7, 9, "'Path:x': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
-	CHECK_DIAG(&d, 8, 10, "'!': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
-	CHECK_DIAG(&d, 9, 11, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 6, 8, "'!!path:x': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
+	CHECK_DIAG(&d, 7, 9, "'Path:x': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
+	CHECK_DIAG(&d, 8, 10, "'!': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
+	CHECK_DIAG(&d, 9, 11, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
 	CHECK_EQ_INT(s.nrules, 1);
 	CHECK_EQ_INT(s.rules[0].line, 12);
 	CHECK_EQ_STR(s.rules[0].sel[0].value, "good");
@@ -248,10 +248,10 @@ TEST(bad_selector_registers_nothing)
 
 	CHECK_EQ_INT(parse(&s, &d, text), 0);
 	CHECK_NDIAG(&d, 4);
-	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 0, 2, "'foo:bar': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
 	CHECK_DIAG(&d, 1, 4, "'category:nope': category: takes free or non-free");
-	CHECK_DIAG(&d, 2, 5, "'path:': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
-	CHECK_DIAG(&d, 3, 7, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:, rest:)");
+	CHECK_DIAG(&d, 2, 5, "'path:': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
+	CHECK_DIAG(&d, 3, 7, "'bogus': unknown selector (category:, path:, driver:, licence:, empty:, rest:, or dropped)");
 	CHECK_EQ_INT(fw_split_find(&s, "only"), -1);
 	CHECK_EQ_INT(s.npkgs, 3);
 	CHECK_EQ_STR(s.pkgs[0].name, "both");
@@ -546,6 +546,42 @@ TEST(rest_takes_yes_and_no_negation)
 	CHECK_EQ_INT((int)s.nrules, 0);
 	CHECK_DIAG(&d, 0, 2, "'rest:no': rest: takes yes");
 	CHECK_DIAG(&d, 1, 3, "'!rest:yes': rest: cannot be negated");
+	fw_split_free(&s);
+	fw_diag_free(&d);
+}
+
+/* PACKAGE SECTION dropped: a package an earlier release had that takes
+ * nothing now. No package of the split and no rule; alone on its line,
+ * once per package. */
+TEST(dropped_lines)
+{
+	static const char text[] =
+		HDR
+		"firmware-a main category:free\n"            /* 2 */
+		"firmware-gone non-free-firmware dropped\n"  /* 3 */
+		"firmware-gone non-free-firmware dropped\n"  /* 4: twice */
+		"firmware-x non-free dropped path:x/*\n"     /* 5: not alone */
+		"firmware-y non-free path:y/* dropped\n"     /* 6: not alone */
+		"firmware-old non-free  dropped  \n";        /* 7 */
+	struct fw_split s;
+	struct fw_diag d;
+
+	CHECK_EQ_INT(parse(&s, &d, text), 0);
+	CHECK_NDIAG(&d, 3);
+	CHECK_DIAG(&d, 0, 4, "firmware-gone: dropped already at line 3");
+	CHECK_DIAG(&d, 1, 5, "'dropped': dropped: alone on its line (a package that takes nothing now)");
+	CHECK_DIAG(&d, 2, 6, "'dropped': dropped: alone on its line (a package that takes nothing now)");
+	CHECK_EQ_INT(s.npkgs, 1);
+	CHECK_EQ_INT(s.nrules, 1);
+	CHECK_EQ_INT(s.ndropped, 2);
+	CHECK_EQ_STR(s.dropped[0].name, "firmware-gone");
+	CHECK_EQ_STR(s.dropped[0].section, "non-free-firmware");
+	CHECK_EQ_INT(s.dropped[0].line, 3);
+	CHECK_EQ_STR(s.dropped[1].name, "firmware-old");
+	CHECK_EQ_INT(s.dropped[1].line, 7);
+	CHECK_EQ_INT(fw_split_find(&s, "firmware-gone"), -1);
+	CHECK_EQ_INT(fw_split_find_dropped(&s, "firmware-old"), 1);
+	CHECK_EQ_INT(fw_split_find_dropped(&s, "firmware-a"), -1);
 	fw_split_free(&s);
 	fw_diag_free(&d);
 }
