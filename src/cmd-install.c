@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist install: verify and install the tree (or part of it) into a firmware directory. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dpkg.h"
@@ -237,7 +235,7 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'R':
 		o->krelease = arg;
-		return fw_hw_option(&o->hw, "install", 'r', arg);
+		return fw_cli_hw_option(&o->hw, "install", 'r', arg);
 	case 'H':
 		o->hardware = true;
 		return EXIT_OK;
@@ -254,7 +252,7 @@ static int option(void *ctx, int c, const char *arg)
 	case 'k':
 	case 'n':
 		o->hw_opt = true;
-		return fw_hw_option(&o->hw, "install", c, arg);
+		return fw_cli_hw_option(&o->hw, "install", c, arg);
 	case 'D':
 		o->plan.dedup = true;
 		return EXIT_OK;
@@ -292,77 +290,24 @@ struct hwrun {
 	bool *blob, *link;
 };
 
-static int by_version(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The modules directories --hardware resolves against: --modules-dir,
- * ROOT/lib/modules/R, else each directory of ROOT/lib/modules (the
- * kernels installed on that root), in version order. EXIT_OK or the exit
- * code, said. */
+/* The modules directories --hardware resolves against (fw_hwsel_kernels).
+ * EXIT_OK or the exit code, said. */
 static int hw_kernels(const struct fw_cli *cli, const struct opts *o, struct hwrun *hr)
 {
 	const char *root = cli->destdir && *cli->destdir ? cli->destdir : "";
-	char *top;
-	DIR *dir;
-	struct dirent *de;
-	size_t cap = 0;
+	char *top = NULL;
+	int r = fw_hwsel_kernels(root, &o->hw, &hr->kernels, &hr->nk, &top);
 
-	if (o->hw.moddir || o->hw.release) {
-		char *k = o->hw.moddir ? strdup(o->hw.moddir)
-				       : fw_asprintf("%s/lib/modules/%s", root, o->hw.release);
-
-		hr->kernels = calloc(1, sizeof(*hr->kernels));
-		if (!k || !hr->kernels) {
-			free(k);
-			fw_err("install: out of memory");
-			return EXIT_FINDING;
-		}
-		hr->kernels[hr->nk++] = k;
-		return EXIT_OK;
-	}
-	top = fw_asprintf("%s/lib/modules", root);
-	if (!top) {
+	if (r < 0 && !top)
 		fw_err("install: out of memory");
-		return EXIT_FINDING;
-	}
-	dir = opendir(top);
-	if (!dir) {
+	else if (r < 0)
 		fw_err("install: --hardware: %s: %s (--kernel-release R or --modules-dir DIR); "
-		       "nothing installed", fw_esc(top), strerror(errno));
-		free(top);
-		return EXIT_FINDING;
-	}
-	while ((de = readdir(dir)) != NULL) {
-		struct stat st;
-		char *k;
-
-		if (de->d_name[0] == '.')
-			continue;
-		k = fw_asprintf("%s/%s", top, de->d_name);
-		if (!k || fw_grow(&hr->kernels, &cap, hr->nk, sizeof(*hr->kernels)) < 0) {
-			free(k);
-			closedir(dir);
-			free(top);
-			fw_err("install: out of memory");
-			return EXIT_FINDING;
-		}
-		if (stat(k, &st) == 0 && S_ISDIR(st.st_mode))
-			hr->kernels[hr->nk++] = k;
-		else
-			free(k);
-	}
-	closedir(dir);
-	if (!hr->nk) {
+		       "nothing installed", fw_esc(top), strerror(-r));
+	else if (!hr->nk)
 		fw_err("install: --hardware: no kernel under %s (--kernel-release R or "
 		       "--modules-dir DIR); nothing installed", fw_esc(top));
-		free(top);
-		return EXIT_FINDING;
-	}
 	free(top);
-	qsort(hr->kernels, hr->nk, sizeof(*hr->kernels), by_version);
-	return EXIT_OK;
+	return r < 0 || !hr->nk ? EXIT_FINDING : EXIT_OK;
 }
 
 static const char *kernel_name(const char *moddir)
@@ -399,7 +344,7 @@ static int hw_select(const struct opts *o, const struct fw_cli *cli, const struc
 		/* The log is the running kernel's: read once. */
 		ho.no_log = o->hw.no_log || k > 0;
 		ho.log = ho.no_log ? NULL : o->hw.log;
-		ret = fw_hw_gather("install", &ho, &h, &failed);
+		ret = fw_cli_hw_gather("install", &ho, &h, &failed);
 		if (ret >= 0) {
 			fw_hw_free(&h);
 			return ret;

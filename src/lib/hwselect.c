@@ -2,9 +2,11 @@
 /* The hardware's firmware as an install selection. */
 #include "hwselect.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "modinfo.h"
 #include "select.h"
@@ -166,4 +168,61 @@ void fw_hwsel_free(struct fw_hwsel *s)
 	fw_free_strv(s->selected, s->nselected);
 	fw_free_strv(s->absent, s->nabsent);
 	memset(s, 0, sizeof(*s));
+}
+
+static int by_version(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fw_hwsel_kernels(const char *root, const struct fw_hw_opts *o, char ***kernels, size_t *nk,
+		     char **top)
+{
+	DIR *dir;
+	struct dirent *de;
+	size_t cap = 0;
+
+	*kernels = NULL;
+	*nk = 0;
+	*top = NULL;
+	if (o->moddir || o->release) {
+		char *k = o->moddir ? strdup(o->moddir)
+				    : fw_asprintf("%s/lib/modules/%s", root, o->release);
+
+		*kernels = calloc(1, sizeof(**kernels));
+		if (!k || !*kernels) {
+			free(k);
+			return -ENOMEM;
+		}
+		(*kernels)[(*nk)++] = k;
+		return 0;
+	}
+	*top = fw_asprintf("%s/lib/modules", root);
+	if (!*top)
+		return -ENOMEM;
+	dir = opendir(*top);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir)) != NULL) {
+		struct stat st;
+		char *k;
+
+		if (de->d_name[0] == '.')
+			continue;
+		k = fw_asprintf("%s/%s", *top, de->d_name);
+		if (!k || fw_grow(kernels, &cap, *nk, sizeof(**kernels)) < 0) {
+			free(k);
+			closedir(dir);
+			free(*top);
+			*top = NULL;
+			return -ENOMEM;
+		}
+		if (stat(k, &st) == 0 && S_ISDIR(st.st_mode))
+			(*kernels)[(*nk)++] = k;
+		else
+			free(k);
+	}
+	closedir(dir);
+	qsort(*kernels, *nk, sizeof(**kernels), by_version);
+	return 0;
 }

@@ -38,6 +38,14 @@ struct fw_hwsel {
  * -ENOMEM. */
 int fw_hwsel_add(struct fw_hwsel *s, const struct fw_hw *h, const struct fw_tree *t,
 		 bool *blob_sel, bool *link_sel, struct fw_hwsel_counts *c);
+/* The modules directories --hardware resolves against, into *kernels
+ * (new strings, *nk of them): o->moddir, ROOT/lib/modules/R of
+ * o->release, else each directory of ROOT/lib/modules (the kernels
+ * installed on root, "" for /) in version order, *top then its path (a
+ * new string; NULL otherwise). 0 (*nk 0: no kernel under *top), -ENOMEM
+ * (*top NULL), or -errno when *top cannot be read (*top set). */
+int fw_hwsel_kernels(const char *root, const struct fw_hw_opts *o, char ***kernels, size_t *nk,
+		     char **top);
 /* Sort the names and drop repeats (kernels share most). 0. */
 int fw_hwsel_done(struct fw_hwsel *s);
 void fw_hwsel_free(struct fw_hwsel *s);
