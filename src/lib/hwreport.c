@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
+#include "hwselect.h"
 #include "util.h"
 
 const char *fw_hw_report_package(const struct fw_hw_report *rep, const char *name)
@@ -85,4 +87,58 @@ void fw_hw_report_free(struct fw_hw_report *rep)
 	free(rep->pkg);
 	free(rep->pkgs);
 	memset(rep, 0, sizeof(*rep));
+}
+
+int fw_installed_find(struct fw_installed *in, const struct fw_fwreqs *q, const struct fw_search *fs,
+		      bool newest)
+{
+	size_t n = q->n ? q->n : 1;
+
+	in->files = calloc(n, sizeof(*in->files));
+	in->nfiles = calloc(n, sizeof(*in->nfiles));
+	in->cap = calloc(n, sizeof(*in->cap));
+	in->unsafe = calloc(n, sizeof(*in->unsafe));
+	in->older = calloc(n, sizeof(*in->older));
+	in->older_n = 0;
+	if (!in->files || !in->nfiles || !in->cap || !in->unsafe || !in->older)
+		return -ENOMEM;
+	for (size_t i = 0; i < q->n; i++) {
+		/* A name the loader could not be asked for safely (a control
+		 * character, "..") is no file of ours. */
+		if (fw_name_problem(q->v[i].name)) {
+			in->unsafe[i] = true;
+			continue;
+		}
+		if (fw_search_find(fs, q->v[i].name, &in->files[i], &in->nfiles[i], &in->cap[i]) < 0)
+			return -ENOMEM;
+	}
+	/* The loader tries the newest member of a group first. */
+	for (size_t g = 0; newest && g < q->ng; g++) {
+		const struct fw_fwgroup *x = &q->g[g];
+		long best = -1;
+
+		for (size_t k = 0; k < x->nmembers; k++) {
+			size_t m = x->members[k];
+
+			if (in->nfiles[m] &&
+			    (best < 0 || fw_hwsel_version_cmp(q->v[m].name, q->v[best].name) > 0))
+				best = (long)m;
+		}
+		for (size_t k = 0; k < x->nmembers; k++)
+			if (in->nfiles[x->members[k]] && (long)x->members[k] != best)
+				in->older[x->members[k]] = true, in->older_n++;
+	}
+	return 0;
+}
+
+void fw_installed_free(struct fw_installed *in, size_t n)
+{
+	for (size_t i = 0; in->files && in->nfiles && i < n; i++)
+		fw_free_strv(in->files[i], in->nfiles[i]);
+	free(in->files);
+	free(in->nfiles);
+	free(in->cap);
+	free(in->unsafe);
+	free(in->older);
+	memset(in, 0, sizeof(*in));
 }

@@ -35,4 +35,22 @@ int fw_hw_report_build(struct fw_hw_report *rep, const struct fw_hw *h, const st
 const char *fw_hw_report_package(const struct fw_hw_report *rep, const char *name);
 void fw_hw_report_free(struct fw_hw_report *rep);
 
+/* Each name of q looked up where the loader finds it (modules
+ * --installed). */
+struct fw_installed {
+	char ***files;     /* per name of q: the files fs finds (new strings) */
+	size_t *nfiles, *cap;
+	bool *unsafe;      /* per name: one the loader could not be asked for
+			    * safely (fw_name_problem), not looked up */
+	bool *older;       /* per name: with newest, installed and not its group's
+			    * newest installed (the loader never reaches it) */
+	size_t older_n;    /* how many are */
+};
+/* Look up each name of q in fs; with newest, mark older the installed
+ * members of a group but the newest (fw_hwsel_version_cmp), the one the
+ * loader tries first. 0 or -ENOMEM. */
+int fw_installed_find(struct fw_installed *in, const struct fw_fwreqs *q, const struct fw_search *fs,
+		      bool newest);
+void fw_installed_free(struct fw_installed *in, size_t n);
+
 #endif
