@@ -907,6 +907,18 @@ int fw_cli_hw_option(struct fw_hw_opts *o, const char *cmd, int c, const char *a
 	return EXIT_USAGE;
 }
 
+void fw_cli_hw_said(const char *cmd, const char *moddir, bool no_modules, int log_error,
+		    const struct fw_diag *d)
+{
+	if (no_modules)
+		fw_err("%s: %s: the kernel has no loadable modules (no modules.dep); its "
+		       "drivers are built in, bound as sysfs shows", cmd, fw_esc(moddir));
+	if (log_error)
+		fw_err("%s: %s: kernel log not read: %s (--no-kernel-log)", cmd, "/dev/kmsg",
+		       log_error == -EINVAL ? "not the kernel's log device" : strerror(-log_error));
+	fw_print_diag(d);
+}
+
 int fw_cli_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h, bool *failed)
 {
 	struct fw_diag d = { 0 };
@@ -922,13 +934,7 @@ int fw_cli_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *
 		fw_err("%s: uname: %s", cmd, strerror(-r));
 		return EXIT_FINDING;
 	}
-	if (h->no_modules)
-		fw_err("%s: %s: the kernel has no loadable modules (no modules.dep); its "
-		       "drivers are built in, bound as sysfs shows", cmd, fw_esc(h->moddir));
-	if (h->log_error)
-		fw_err("%s: %s: kernel log not read: %s (--no-kernel-log)", cmd, "/dev/kmsg",
-		       h->log_error == -EINVAL ? "not the kernel's log device" : strerror(-h->log_error));
-	fw_print_diag(&d);
+	fw_cli_hw_said(cmd, h->moddir, h->no_modules, h->log_error, &d);
 	fw_diag_free(&d);
 	if (r == -ENOMEM) {
 		fw_err("%s: out of memory", cmd);

@@ -154,6 +154,10 @@ struct fw_hw_opts;
  * (r), --modules-dir (m), --kernel-log (k), --no-kernel-log (n) into o.
  * EXIT_OK or a usage error (said). */
 int fw_cli_hw_option(struct fw_hw_opts *o, const char *cmd, int c, const char *arg);
+/* What fw_hw_gather said of the modules directory moddir: its notes
+ * (no_modules, log_error), then its findings d. */
+void fw_cli_hw_said(const char *cmd, const char *moddir, bool no_modules, int log_error,
+		    const struct fw_diag *d);
 /* The hardware present (fw_hw_gather) into h, its notes and findings
  * printed; *failed when something could not be read (the answer is
  * partial). -1 to go on, else the exit code (a usage error, the running

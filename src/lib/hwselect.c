@@ -165,6 +165,13 @@ int fw_hwsel_done(struct fw_hwsel *s)
 
 void fw_hwsel_free(struct fw_hwsel *s)
 {
+	for (size_t k = 0; k < s->nk; k++) {
+		free(s->k[k].moddir);
+		fw_diag_free(&s->k[k].d);
+	}
+	free(s->k);
+	free(s->blob);
+	free(s->link);
 	fw_free_strv(s->selected, s->nselected);
 	fw_free_strv(s->absent, s->nabsent);
 	memset(s, 0, sizeof(*s));
@@ -225,4 +232,55 @@ int fw_hwsel_kernels(const char *root, const struct fw_hw_opts *o, char ***kerne
 	closedir(dir);
 	qsort(*kernels, *nk, sizeof(**kernels), by_version);
 	return 0;
+}
+
+int fw_hwsel_resolve(struct fw_hwsel *s, const char *root, const struct fw_hw_opts *o,
+		     const struct fw_tree *t, char **top)
+{
+	char **kernels = NULL;
+	size_t nk = 0;
+	int r = fw_hwsel_kernels(root, o, &kernels, &nk, top);
+
+	if (r < 0 || !nk) {
+		fw_free_strv(kernels, nk);
+		return r;
+	}
+	s->k = calloc(nk, sizeof(*s->k));
+	s->blob = calloc(t->nblobs + 1, sizeof(*s->blob));
+	s->link = calloc(t->nlinks + 1, sizeof(*s->link));
+	if (!s->k || !s->blob || !s->link)
+		goto nomem;
+	for (size_t k = 0; k < nk; k++) {
+		struct fw_hwsel_kernel *x = &s->k[s->nk++];
+		struct fw_hw_opts ho = *o;
+		struct fw_hw h = { 0 };
+
+		x->moddir = kernels[k];
+		kernels[k] = NULL;
+		ho.release = NULL;
+		ho.moddir = x->moddir;
+		ho.no_log = o->no_log || k > 0;
+		ho.log = ho.no_log ? NULL : o->log;
+		r = fw_hw_gather(&h, &ho, &x->d);
+		x->no_modules = h.no_modules;
+		x->log_error = h.log_error;
+		x->partial = h.partial;
+		if (r == 0 && !h.partial)
+			r = fw_hwsel_add(s, &h, t, s->blob, s->link, &x->c);
+		fw_hw_free(&h);
+		/* With a moddir given, fw_hw_gather fails only for memory. */
+		if (r < 0)
+			goto nomem;
+		if (x->partial) {
+			fw_free_strv(kernels, nk);
+			return 0;
+		}
+	}
+	fw_free_strv(kernels, nk);
+	return fw_hwsel_done(s);
+nomem:
+	fw_free_strv(kernels, nk);
+	free(*top);
+	*top = NULL;
+	return -ENOMEM;
 }
