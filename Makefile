@@ -252,6 +252,7 @@ deps-cycles: lib
 
 # The loop to run after each edit (well under a minute on 2 cores): unit
 # tests, every case (JOBS at a time), the tree check, no dependency cycle,
+# no command giving another file anything (commands compute nothing),
 # the runners' own checks, every option documented, the bash completion
 # and, where reuse is installed, `reuse lint` (as tests/sbom/run does).
 # Every part runs; the exit says whether all passed. `make test` is the
@@ -262,6 +263,7 @@ quick: tools firmware $(UNIT_BIN) $(SNAPSHOT)
 	FWDIST=$(abspath $(FWDIST)) FWDIST_SNAPSHOT=$(abspath $(SNAPSHOT)) tests/run-cases -j $(JOBS) || s=1; \
 	$(FWDIST) -C . check && echo "check-tree: ok" || s=1; \
 	tests/deps-cycles $(LIB_OBJ) || s=1; \
+	tests/cmd-exports $(CMD_OBJ) $(LIB_OBJ) || s=1; \
 	FWDIST=$(abspath $(FWDIST)) FWDIST_SNAPSHOT=$(abspath $(SNAPSHOT)) BUILD=$(BUILD) tests/runners || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/options-documented || s=1; \
 	FWDIST=$(abspath $(FWDIST)) tests/options-parse || s=1; \

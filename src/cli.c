@@ -21,6 +21,7 @@
 #include "dpkg.h"
 #include "fsutil.h"
 #include "fwsearch.h"
+#include "hardware.h"
 #include "json.h"
 #include "membudget.h"
 #include "progress.h"
@@ -880,6 +881,67 @@ int fw_cli_search_open(const struct fw_cli *c, const char *release, struct fw_se
 		       r == -ENOMEM ? "out of memory" : fw_path_error(r));
 	free(where);
 	return r;
+}
+
+int fw_cli_hw_option(struct fw_hw_opts *o, const char *cmd, int c, const char *arg)
+{
+	switch (c) {
+	case 's':
+		o->sysfs = arg;
+		return EXIT_OK;
+	case 'r':
+		if (strchr(arg, '/') || !strcmp(arg, "..") || !strcmp(arg, ".") || !*arg)
+			return fw_usage(cmd, "--kernel-release takes a release, not a path");
+		o->release = arg;
+		return EXIT_OK;
+	case 'm':
+		o->moddir = arg;
+		return EXIT_OK;
+	case 'k':
+		o->log = arg;
+		return EXIT_OK;
+	case 'n':
+		o->no_log = true;
+		return EXIT_OK;
+	}
+	return EXIT_USAGE;
+}
+
+void fw_cli_hw_said(const char *cmd, const char *moddir, bool no_modules, int log_error,
+		    const struct fw_diag *d)
+{
+	if (no_modules)
+		fw_err("%s: %s: the kernel has no loadable modules (no modules.dep); its "
+		       "drivers are built in, bound as sysfs shows", cmd, fw_esc(moddir));
+	if (log_error)
+		fw_err("%s: %s: kernel log not read: %s (--no-kernel-log)", cmd, "/dev/kmsg",
+		       log_error == -EINVAL ? "not the kernel's log device" : strerror(-log_error));
+	fw_print_diag(d);
+}
+
+int fw_cli_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h, bool *failed)
+{
+	struct fw_diag d = { 0 };
+	int r;
+
+	*failed = false;
+	if (o->release && o->moddir)
+		return fw_usage(cmd, "give --kernel-release R or --modules-dir DIR, not both");
+	if (o->log && o->no_log)
+		return fw_usage(cmd, "give --kernel-log FILE or --no-kernel-log, not both");
+	r = fw_hw_gather(h, o, &d);
+	if (r < 0 && r != -ENOMEM) {
+		fw_err("%s: uname: %s", cmd, strerror(-r));
+		return EXIT_FINDING;
+	}
+	fw_cli_hw_said(cmd, h->moddir, h->no_modules, h->log_error, &d);
+	fw_diag_free(&d);
+	if (r == -ENOMEM) {
+		fw_err("%s: out of memory", cmd);
+		return EXIT_FINDING;
+	}
+	*failed = h->partial;
+	return -1;
 }
 
 int fw_cli_dpkg_load(const struct fw_cli *c, struct fw_dpkg *db, const char *refuse)

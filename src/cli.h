@@ -147,6 +147,22 @@ int fw_cli_open_dest(const struct fw_cli *c, bool create, char **where);
  * said on stderr as fw_cli_open_dest says it. 0 or -errno. */
 struct fw_search;
 int fw_cli_search_open(const struct fw_cli *c, const char *release, struct fw_search *s);
+struct fw_hw;
+struct fw_hw_opts;
+/* The hardware options of missing, why and install --hardware, shared so
+ * that each is parsed and refused alike: --sysfs (s), --kernel-release
+ * (r), --modules-dir (m), --kernel-log (k), --no-kernel-log (n) into o.
+ * EXIT_OK or a usage error (said). */
+int fw_cli_hw_option(struct fw_hw_opts *o, const char *cmd, int c, const char *arg);
+/* What fw_hw_gather said of the modules directory moddir: its notes
+ * (no_modules, log_error), then its findings d. */
+void fw_cli_hw_said(const char *cmd, const char *moddir, bool no_modules, int log_error,
+		    const struct fw_diag *d);
+/* The hardware present (fw_hw_gather) into h, its notes and findings
+ * printed; *failed when something could not be read (the answer is
+ * partial). -1 to go on, else the exit code (a usage error, the running
+ * kernel unknown, out of memory: said). */
+int fw_cli_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h, bool *failed);
 struct fw_dpkg;
 /* Read dpkg's database of the destination's root (DESTDIR, else /) for its
  * firmware directory (dpkg.h): EXIT_OK (no database: db->present false),

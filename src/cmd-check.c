@@ -1,16 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist check: validate the whole tree and report every finding in one run. */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "check.h"
-#include "debian.h"
 #include "fwdist.h"
 #include "json.h"
-#include "modmap.h"
 #include "progress.h"
-#include "replaces.h"
 
 #define S(n) ((n) == 1 ? "" : "s")
 
@@ -42,10 +37,10 @@ static const struct fw_cli_help help = {
 int cmd_check(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("check");
-	struct fw_progress counts = { 0 };
+	struct fw_progress progress = { 0 };
+	struct fw_check_counts c;
 	struct fw_diag d = { 0 };
 	struct fw_tree t;
-	size_t nfree = 0, nnonfree = 0, nundist = 0;
 	int r;
 
 	r = fw_cli_parse(&cli, argc, argv, &help, NULL, NULL);
@@ -56,56 +51,24 @@ int cmd_check(int argc, char **argv)
 		fw_diag_free(&d);
 		return EXIT_FINDING;
 	}
-	fw_tree_check_model(&t, &d);
-	/* manifests/replaces, when the tree has one: its findings name its lines. */
-	{
-		struct fw_replaces rp;
-
-		if (fw_replaces_load(&rp, &t.split, t.rootfd, &d) == -ENOMEM)
-			d.nomem++;
-		fw_replaces_free(&rp);
-	}
-	/* manifests/modules, when the tree has one: it becomes the packages'
-	 * <modalias> entries, which clients match against every device, so
-	 * check refuses what make deb would ship (an over-broad alias too). */
-	{
-		struct fw_modmap mm;
-
-		if (fw_modmap_load(&mm, t.rootfd, &d) == -ENOMEM)
-			d.nomem++;
-		fw_modmap_free(&mm);
-	}
-	r = fw_tree_check_files(&t, cli.jobs, fw_cli_progress_start(&cli, &counts), &d);
+	fw_tree_check(&t, cli.jobs, fw_cli_progress_start(&cli, &progress), &d, &c);
 	fw_cli_progress_stop();
-	if (r < 0)
-		fw_diag_add(&d, t.root, 0, "check stopped: %s", strerror(-r));
-	/* The committed generated packaging must still be what the model gives. */
-	if (r == 0 && !d.n) {
-		r = fw_debian_check(&t, &d);
-		if (r < 0)
-			fw_diag_add(&d, t.root, 0, "check stopped: %s", strerror(-r));
-	}
-	for (size_t i = 0; i < t.nblobs; i++) {
-		nfree += t.blobs[i].cat == FW_CAT_FREE;
-		nnonfree += t.blobs[i].cat == FW_CAT_NONFREE;
-		nundist += t.blobs[i].cat == FW_CAT_UNDISTRIBUTABLE;
-	}
 	if (fw_json) {
 		fw_cli_findings_json(&d, false);
 	} else {
 		fw_print_diag(&d);
 		if (d.n || d.nomem)
 			fprintf(stderr, "fwdist: check: %zu finding%s\n", d.n, d.n == 1 ? "" : "s");
-		else if (nundist)
+		else if (c.undistributable)
 			/* Listed but refused: count them, or the numbers do not add up. */
 			printf("check: OK: %zu blob%s (%zu free, %zu non-free, %zu undistributable), "
 			       "%zu link%s, %zu licence%s, %zu package%s\n",
-			       t.nblobs, S(t.nblobs), nfree, nnonfree, nundist, t.nlinks, S(t.nlinks),
+			       t.nblobs, S(t.nblobs), c.free, c.nonfree, c.undistributable, t.nlinks, S(t.nlinks),
 			       t.policy.n, S(t.policy.n), t.split.npkgs, S(t.split.npkgs));
 		else
 			printf("check: OK: %zu blob%s (%zu free, %zu non-free), %zu link%s, "
 			       "%zu licence%s, %zu package%s\n",
-			       t.nblobs, S(t.nblobs), nfree, nnonfree, t.nlinks, S(t.nlinks),
+			       t.nblobs, S(t.nblobs), c.free, c.nonfree, t.nlinks, S(t.nlinks),
 			       t.policy.n, S(t.policy.n), t.split.npkgs, S(t.split.npkgs));
 	}
 	r = d.n || d.nomem ? EXIT_FINDING : EXIT_OK;

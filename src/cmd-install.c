@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist install: verify and install the tree (or part of it) into a firmware directory. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dpkg.h"
@@ -237,7 +235,7 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'R':
 		o->krelease = arg;
-		return fw_hw_option(&o->hw, "install", 'r', arg);
+		return fw_cli_hw_option(&o->hw, "install", 'r', arg);
 	case 'H':
 		o->hardware = true;
 		return EXIT_OK;
@@ -254,7 +252,7 @@ static int option(void *ctx, int c, const char *arg)
 	case 'k':
 	case 'n':
 		o->hw_opt = true;
-		return fw_hw_option(&o->hw, "install", c, arg);
+		return fw_cli_hw_option(&o->hw, "install", c, arg);
 	case 'D':
 		o->plan.dedup = true;
 		return EXIT_OK;
@@ -285,85 +283,8 @@ static int option(void *ctx, int c, const char *arg)
 
 /* What --hardware resolved: the kernels, their counts, the union. */
 struct hwrun {
-	char **kernels;  /* modules directories */
-	size_t nk;
-	struct fw_hwsel_counts *c;
 	struct fw_hwsel s;
-	bool *blob, *link;
 };
-
-static int by_version(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The modules directories --hardware resolves against: --modules-dir,
- * ROOT/lib/modules/R, else each directory of ROOT/lib/modules (the
- * kernels installed on that root), in version order. EXIT_OK or the exit
- * code, said. */
-static int hw_kernels(const struct fw_cli *cli, const struct opts *o, struct hwrun *hr)
-{
-	const char *root = cli->destdir && *cli->destdir ? cli->destdir : "";
-	char *top;
-	DIR *dir;
-	struct dirent *de;
-	size_t cap = 0;
-
-	if (o->hw.moddir || o->hw.release) {
-		char *k = o->hw.moddir ? strdup(o->hw.moddir)
-				       : fw_asprintf("%s/lib/modules/%s", root, o->hw.release);
-
-		hr->kernels = calloc(1, sizeof(*hr->kernels));
-		if (!k || !hr->kernels) {
-			free(k);
-			fw_err("install: out of memory");
-			return EXIT_FINDING;
-		}
-		hr->kernels[hr->nk++] = k;
-		return EXIT_OK;
-	}
-	top = fw_asprintf("%s/lib/modules", root);
-	if (!top) {
-		fw_err("install: out of memory");
-		return EXIT_FINDING;
-	}
-	dir = opendir(top);
-	if (!dir) {
-		fw_err("install: --hardware: %s: %s (--kernel-release R or --modules-dir DIR); "
-		       "nothing installed", fw_esc(top), strerror(errno));
-		free(top);
-		return EXIT_FINDING;
-	}
-	while ((de = readdir(dir)) != NULL) {
-		struct stat st;
-		char *k;
-
-		if (de->d_name[0] == '.')
-			continue;
-		k = fw_asprintf("%s/%s", top, de->d_name);
-		if (!k || fw_grow(&hr->kernels, &cap, hr->nk, sizeof(*hr->kernels)) < 0) {
-			free(k);
-			closedir(dir);
-			free(top);
-			fw_err("install: out of memory");
-			return EXIT_FINDING;
-		}
-		if (stat(k, &st) == 0 && S_ISDIR(st.st_mode))
-			hr->kernels[hr->nk++] = k;
-		else
-			free(k);
-	}
-	closedir(dir);
-	if (!hr->nk) {
-		fw_err("install: --hardware: no kernel under %s (--kernel-release R or "
-		       "--modules-dir DIR); nothing installed", fw_esc(top));
-		free(top);
-		return EXIT_FINDING;
-	}
-	free(top);
-	qsort(hr->kernels, hr->nk, sizeof(*hr->kernels), by_version);
-	return EXIT_OK;
-}
 
 static const char *kernel_name(const char *moddir)
 {
@@ -372,63 +293,51 @@ static const char *kernel_name(const char *moddir)
 	return b && b[1] ? b + 1 : moddir;
 }
 
-/* Resolve the hardware against each kernel and mark what it needs in
- * hr->blob and hr->link, the selection the plan is built with. -1 to go
- * on, else the exit code (the reason said). */
+/* Resolve the hardware against each kernel (fw_hwsel_resolve) and say
+ * what each said. -1 to go on with the selection in hr->s, else the exit
+ * code (the reason said). */
 static int hw_select(const struct opts *o, const struct fw_cli *cli, const struct fw_tree *t,
 		     struct hwrun *hr)
 {
-	int ret = hw_kernels(cli, o, hr);
+	const char *root = cli->destdir && *cli->destdir ? cli->destdir : "";
+	char *top = NULL;
+	int r, ret = -1;
 
-	if (ret != EXIT_OK)
-		return ret;
 	hr->s.newest = o->newest;
-	hr->c = calloc(hr->nk, sizeof(*hr->c));
-	hr->blob = calloc(t->nblobs + 1, sizeof(*hr->blob));
-	hr->link = calloc(t->nlinks + 1, sizeof(*hr->link));
-	if (!hr->c || !hr->blob || !hr->link)
-		goto nomem;
-	for (size_t k = 0; k < hr->nk; k++) {
-		struct fw_hw_opts ho = o->hw;
-		struct fw_hw h = { 0 };
-		bool failed = false;
-		int r;
+	r = fw_hwsel_resolve(&hr->s, root, &o->hw, t, &top);
+	for (size_t k = 0; k < hr->s.nk; k++) {
+		const struct fw_hwsel_kernel *x = &hr->s.k[k];
 
-		ho.release = NULL;
-		ho.moddir = hr->kernels[k];
-		/* The log is the running kernel's: read once. */
-		ho.no_log = o->hw.no_log || k > 0;
-		ho.log = ho.no_log ? NULL : o->hw.log;
-		ret = fw_hw_gather("install", &ho, &h, &failed);
-		if (ret >= 0) {
-			fw_hw_free(&h);
-			return ret;
-		}
-		if (failed) {
-			fw_hw_free(&h);
+		fw_cli_hw_said("install", x->moddir, x->no_modules, x->log_error, &x->d);
+		if (x->partial) {
 			fw_err("install: --hardware: the hardware could not be resolved in full against "
-			       "%s (see above); nothing installed", fw_esc(hr->kernels[k]));
-			return EXIT_FINDING;
+			       "%s (see above); nothing installed", fw_esc(x->moddir));
+			ret = EXIT_FINDING;
 		}
-		r = fw_hwsel_add(&hr->s, &h, t, hr->blob, hr->link, &hr->c[k]);
-		fw_hw_free(&h);
-		if (r < 0)
-			goto nomem;
 	}
-	fw_hwsel_done(&hr->s);
-	return -1;
-nomem:
-	fw_err("install: out of memory");
-	return EXIT_FINDING;
+	if (r < 0 && !top) {
+		fw_err("install: out of memory");
+		ret = EXIT_FINDING;
+	} else if (r < 0) {
+		fw_err("install: --hardware: %s: %s (--kernel-release R or --modules-dir DIR); "
+		       "nothing installed", fw_esc(top), strerror(-r));
+		ret = EXIT_FINDING;
+	} else if (!hr->s.nk) {
+		fw_err("install: --hardware: no kernel under %s (--kernel-release R or "
+		       "--modules-dir DIR); nothing installed", fw_esc(top));
+		ret = EXIT_FINDING;
+	}
+	free(top);
+	return ret;
 }
 
 static void hw_print(const struct hwrun *hr)
 {
-	for (size_t k = 0; k < hr->nk; k++) {
-		const struct fw_hwsel_counts *c = &hr->c[k];
+	for (size_t k = 0; k < hr->s.nk; k++) {
+		const struct fw_hwsel_counts *c = &hr->s.k[k].c;
 
 		printf("hardware: %s: %zu device%s (%zu bound), %zu module%s, %zu firmware name%s; "
-		       "selected %zu", fw_esc(kernel_name(hr->kernels[k])), c->devices,
+		       "selected %zu", fw_esc(kernel_name(hr->s.k[k].moddir)), c->devices,
 		       c->devices == 1 ? "" : "s", c->bound, c->modules, c->modules == 1 ? "" : "s",
 		       c->names, c->names == 1 ? "" : "s", c->selected);
 		if (c->older)
@@ -442,22 +351,22 @@ static void hw_print(const struct hwrun *hr)
 	}
 	if (hr->s.newest) {
 		printf("hardware: --newest: the newest alternative of each group, the one kernel%s",
-		       hr->nk == 1 ? "" : "s");
-		for (size_t k = 0; k < hr->nk; k++)
-			printf("%s %s", k ? (k + 1 == hr->nk ? " and" : ",") : "",
-			       fw_esc(kernel_name(hr->kernels[k])));
-		printf(" load%s first\n", hr->nk == 1 ? "s" : "");
+		       hr->s.nk == 1 ? "" : "s");
+		for (size_t k = 0; k < hr->s.nk; k++)
+			printf("%s %s", k ? (k + 1 == hr->s.nk ? " and" : ",") : "",
+			       fw_esc(kernel_name(hr->s.k[k].moddir)));
+		printf(" load%s first\n", hr->s.nk == 1 ? "s" : "");
 	}
 }
 
 static void hw_json(const struct hwrun *hr)
 {
 	printf("\"hardware\":{\"newest\":%s,\"kernels\":[", hr->s.newest ? "true" : "false");
-	for (size_t k = 0; k < hr->nk; k++) {
-		const struct fw_hwsel_counts *c = &hr->c[k];
+	for (size_t k = 0; k < hr->s.nk; k++) {
+		const struct fw_hwsel_counts *c = &hr->s.k[k].c;
 
 		printf("%s{\"modules_dir\":", k ? "," : "");
-		fw_json_str(stdout, hr->kernels[k]);
+		fw_json_str(stdout, hr->s.k[k].moddir);
 		printf(",\"devices\":%zu,\"bound\":%zu,\"modules\":%zu,\"names\":%zu,\"selected\":%zu,"
 		       "\"older\":%zu,\"alternatives_absent\":%zu,\"absent\":%zu}",
 		       c->devices, c->bound, c->modules, c->names, c->selected, c->older,
@@ -478,10 +387,6 @@ static void hw_json(const struct hwrun *hr)
 
 static void hw_free(struct hwrun *hr)
 {
-	fw_free_strv(hr->kernels, hr->nk);
-	free(hr->c);
-	free(hr->blob);
-	free(hr->link);
 	fw_hwsel_free(&hr->s);
 }
 
@@ -533,16 +438,16 @@ static int hw_apply(struct opts *o, struct fw_cli *cli, struct fw_tree *t, struc
 		} else if (!cli->quiet) {
 			size_t names = 0;
 
-			for (size_t k = 0; k < hr->nk; k++)
-				names += hr->c[k].names;
+			for (size_t k = 0; k < hr->s.nk; k++)
+				names += hr->s.k[k].c.names;
 			printf("install: %s; nothing installed\n",
 			       names ? "none of the firmware the hardware present needs is in the tree"
 				     : "the hardware present needs no firmware");
 		}
 		return EXIT_OK;
 	}
-	o->plan.sel.blob = hr->blob;
-	o->plan.sel.link = hr->link;
+	o->plan.sel.blob = hr->s.blob;
+	o->plan.sel.link = hr->s.link;
 	return -1;
 }
 

@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist missing: the firmware the hardware present needs, installed or not, and in which package. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
-#include "fsutil.h"
 #include "fwdist.h"
 #include "fwsearch.h"
 #include "hardware.h"
+#include "hwreport.h"
 #include "json.h"
-#include "modinfo.h"
-#include "plan.h"
 #include "util.h"
 
 static const struct fw_cli_opt opts[] = {
@@ -67,219 +61,14 @@ static const struct fw_cli_help help = {
 		"log could not be read (the answer is then partial).\n",
 };
 
-int fw_hw_option(struct fw_hw_opts *o, const char *cmd, int c, const char *arg)
-{
-	switch (c) {
-	case 's':
-		o->sysfs = arg;
-		return EXIT_OK;
-	case 'r':
-		if (strchr(arg, '/') || !strcmp(arg, "..") || !strcmp(arg, ".") || !*arg)
-			return fw_usage(cmd, "--kernel-release takes a release, not a path");
-		o->release = arg;
-		return EXIT_OK;
-	case 'm':
-		o->moddir = arg;
-		return EXIT_OK;
-	case 'k':
-		o->log = arg;
-		return EXIT_OK;
-	case 'n':
-		o->no_log = true;
-		return EXIT_OK;
-	}
-	return EXIT_USAGE;
-}
-
 static int option(void *ctx, int c, const char *arg)
 {
-	return fw_hw_option(ctx, "missing", c, arg);
-}
-
-/* The kernel log of o into h: --kernel-log FILE, else /dev/kmsg when the
- * devices are this machine's. Returns false when a log asked for could
- * not be read (said on stderr). */
-static int read_log(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h,
-		    struct fw_diag *d, bool *failed)
-{
-	const char *file = o->log ? o->log : "/dev/kmsg";
-	struct fw_diag ld = { 0 };
-	bool kmsg;
-	int fd, r;
-
-	if (o->no_log || (!o->log && o->sysfs))
-		return 0;
-	fd = fw_hw_open_log(file, &kmsg, o->log ? d : &ld);
-	if (fd < 0) {
-		/* /dev/kmsg is root's where dmesg_restrict is set, or a
-		 * container's stand-in: a note, not a failure; a file asked
-		 * for is one. */
-		if (!o->log)
-			fw_err("%s: %s: kernel log not read: %s (--no-kernel-log)", cmd, file,
-			       fd == -EINVAL ? "not the kernel's log device" : strerror(-fd));
-		else
-			*failed = true;
-		fw_diag_free(&ld);
-		return fd == -ENOMEM ? fd : 0;
-	}
-	r = fw_hw_read_log(h, fd, file, kmsg, d);
-	close(fd);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		*failed = true;
-	return 0;
-}
-
-int fw_hw_gather(const char *cmd, const struct fw_hw_opts *o, struct fw_hw *h, bool *failed)
-{
-	struct fw_diag d = { 0 };
-	struct utsname u;
-	char *moddir = NULL;
-	int r;
-
-	*failed = false;
-	if (o->release && o->moddir)
-		return fw_usage(cmd, "give --kernel-release R or --modules-dir DIR, not both");
-	if (o->log && o->no_log)
-		return fw_usage(cmd, "give --kernel-log FILE or --no-kernel-log, not both");
-	if (o->moddir) {
-		moddir = strdup(o->moddir);
-	} else if (o->release) {
-		moddir = fw_asprintf("/lib/modules/%s", o->release);
-	} else if (uname(&u) == 0) {
-		moddir = fw_asprintf("/lib/modules/%s", u.release);
-	} else {
-		fw_err("%s: uname: %s", cmd, strerror(errno));
-		return EXIT_FINDING;
-	}
-	if (!moddir)
-		goto nomem;
-	r = fw_hw_scan(h, o->sysfs ? o->sysfs : "/sys/devices", &d);
-	if (r == -ENOMEM)
-		goto nomem;
-	if (r < 0)
-		*failed = true;
-	r = fw_hw_resolve(h, moddir, &d);
-	if (r == -ENOMEM)
-		goto nomem;
-	if (r < 0)
-		*failed = true;
-	if (h->no_modules)
-		fw_err("%s: %s: the kernel has no loadable modules (no modules.dep); its "
-		       "drivers are built in, bound as sysfs shows", cmd, fw_esc(moddir));
-	r = read_log(cmd, o, h, &d, failed);
-	if (r == 0)
-		r = fw_hw_add_log_names(h);
-	if (r < 0)
-		goto nomem;
-	if (h->bad || d.nomem)
-		*failed = true;
-	fw_print_diag(&d);
-	fw_diag_free(&d);
-	free(moddir);
-	return -1;
-nomem:
-	fw_print_diag(&d);
-	fw_diag_free(&d);
-	free(moddir);
-	fw_err("%s: out of memory", cmd);
-	return EXIT_FINDING;
+	return fw_cli_hw_option(ctx, "missing", c, arg);
 }
 
 static const char *const status_word[] = { "installed", "missing", "unknown", "alt" };
 static const char *const status_json[] = { "installed", "missing", "no-package",
 					   "alternative" };
-
-int fw_hw_report_build(struct fw_hw_report *rep, const struct fw_hw *h, const struct fw_cli *cli,
-		       const struct fw_tree *t)
-{
-	struct fw_plan_opts po = { .sel = cli->sel, .comp = FW_COMP_NONE, .no_licences = true };
-	int r;
-
-	if (fw_fwreqs_build(&rep->q, &h->mods) < 0 || fw_plan_build(&rep->p, t, &po, NULL) < 0)
-		return -ENOMEM;
-	rep->have_plan = true;
-	rep->st = calloc(rep->q.n ? rep->q.n : 1, sizeof(*rep->st));
-	rep->pkg = calloc(rep->q.n ? rep->q.n : 1, sizeof(*rep->pkg));
-	if (!rep->st || !rep->pkg)
-		return -ENOMEM;
-	/* Where the loader finds each name (fw_search: the kernel's
-	 * subdirectories of the release resolved, each form); nothing
-	 * installed yet is an answer, not a failure. */
-	r = fw_cli_search_open(cli, h->release, &rep->fs);
-	if (r < 0)
-		return r;
-	rep->have_fs = true;
-	for (size_t i = 0; i < rep->q.n; i++) {
-		const struct fw_plan_entry *e = fw_plan_find_name(&rep->p, rep->q.v[i].name);
-		char **files = NULL;
-		size_t nfiles = 0, cap = 0;
-
-		if (e && (e->blob || e->kind == FW_PLAN_FILE))
-			rep->pkg[i] = fw_plan_package(&rep->p, e);
-		r = fw_search_find(&rep->fs, rep->q.v[i].name, &files, &nfiles, &cap);
-		fw_free_strv(files, nfiles);
-		if (r < 0)
-			return r;
-		if (nfiles)
-			rep->st[i] = FW_HW_INSTALLED;
-		else
-			rep->st[i] = rep->pkg[i] ? FW_HW_MISSING : FW_HW_NOPKG;
-	}
-	/* A group with one member installed is satisfied: the others are
-	 * alternatives the driver does not need. */
-	for (size_t g = 0; g < rep->q.ng; g++) {
-		const struct fw_fwgroup *x = &rep->q.g[g];
-		bool sat = false;
-
-		for (size_t k = 0; k < x->nmembers; k++)
-			sat |= rep->st[x->members[k]] == FW_HW_INSTALLED;
-		if (sat)
-			for (size_t k = 0; k < x->nmembers; k++)
-				if (rep->st[x->members[k]] != FW_HW_INSTALLED)
-					rep->st[x->members[k]] = FW_HW_ALT;
-	}
-	r = 0;
-	for (size_t i = 0; i < rep->q.n; i++) {
-		rep->n[rep->st[i]]++;
-		if (rep->st[i] == FW_HW_MISSING) {
-			bool seen = false;
-
-			for (size_t k = 0; k < rep->npkgs; k++)
-				seen |= strcmp(rep->pkgs[k], rep->pkg[i]) == 0;
-			if (!seen) {
-				if (fw_grow(&rep->pkgs, &rep->cap_pkgs, rep->npkgs, sizeof(*rep->pkgs)) < 0)
-					return -ENOMEM;
-				rep->pkgs[rep->npkgs++] = rep->pkg[i];
-			}
-		}
-	}
-	if (rep->npkgs > 1)
-		qsort(rep->pkgs, rep->npkgs, sizeof(*rep->pkgs), fw_strcmp_ptr);
-	return r;
-}
-
-void fw_hw_report_free(struct fw_hw_report *rep)
-{
-	if (rep->have_plan)
-		fw_plan_free(&rep->p);
-	fw_fwreqs_free(&rep->q);
-	free(rep->st);
-	free(rep->pkg);
-	free(rep->pkgs);
-	if (rep->have_fs)
-		fw_search_close(&rep->fs);
-	memset(rep, 0, sizeof(*rep));
-}
-
-bool fw_hw_in_log(const struct fw_hw *h, const char *name)
-{
-	for (size_t i = 0; i < h->nlog; i++)
-		if (strcmp(h->log[i].name, name) == 0)
-			return true;
-	return false;
-}
 
 static void json_strs_mods(const struct fw_hw *h, const size_t *v, size_t n)
 {
@@ -404,7 +193,8 @@ int cmd_missing(int argc, char **argv)
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct fw_hw h = { 0 };
 	struct fw_hw_report rep = { 0 };
-	bool failed = false;
+	struct fw_search fs;
+	bool failed = false, have_fs = false;
 	int ret, r;
 
 	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
@@ -413,10 +203,16 @@ int cmd_missing(int argc, char **argv)
 	ret = fw_cli_prepare(&cli, &t, &d, NULL);
 	if (ret != EXIT_OK)
 		goto out;
-	ret = fw_hw_gather("missing", &o, &h, &failed);
+	ret = fw_cli_hw_gather("missing", &o, &h, &failed);
 	if (ret >= 0)
 		goto out;
-	r = fw_hw_report_build(&rep, &h, &cli, &t);
+	/* Where the loader finds each name (the kernel's subdirectories of
+	 * the release resolved, each form); nothing installed yet is an
+	 * answer, not a failure. */
+	r = fw_cli_search_open(&cli, h.release, &fs);
+	have_fs = r == 0;
+	if (r == 0)
+		r = fw_hw_report_build(&rep, &h, &t, &cli.sel, &fs);
 	if (r == -ENOMEM) {
 		fw_err("missing: out of memory");
 		ret = EXIT_FINDING;
@@ -432,6 +228,8 @@ int cmd_missing(int argc, char **argv)
 		print_text(&h, &rep);
 	ret = failed || rep.n[FW_HW_MISSING] || d.n ? EXIT_FINDING : EXIT_OK;
 out:
+	if (have_fs)
+		fw_search_close(&fs);
 	fw_hw_report_free(&rep);
 	fw_hw_free(&h);
 	fw_cli_free(&cli);

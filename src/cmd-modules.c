@@ -12,7 +12,7 @@
 #include "fsutil.h"
 #include "fwdist.h"
 #include "fwsearch.h"
-#include "hwselect.h"
+#include "hwreport.h"
 #include "json.h"
 #include "modinfo.h"
 #include "modmap.h"
@@ -349,9 +349,9 @@ static int print_installed(const struct fw_cli *cli, const struct opts *o,
 			   const struct fw_modset *s, const struct fw_fwreqs *q)
 {
 	struct fw_search fs;
-	char ***files = NULL;
-	size_t *nfiles = NULL, *cap = NULL, shown = 0, names = 0, older = 0;
-	bool *drop = NULL, nomem;
+	struct fw_installed in = { 0 };
+	size_t shown = 0, names = 0;
+	bool nomem;
 	char *release = search_release(o, &nomem);
 	int r, ret = EXIT_FINDING;
 
@@ -361,55 +361,29 @@ static int print_installed(const struct fw_cli *cli, const struct opts *o,
 	free(release);
 	if (r < 0)
 		return EXIT_FINDING;
-	files = calloc(q->n ? q->n : 1, sizeof(*files));
-	nfiles = calloc(q->n ? q->n : 1, sizeof(*nfiles));
-	cap = calloc(q->n ? q->n : 1, sizeof(*cap));
-	drop = calloc(q->n ? q->n : 1, sizeof(*drop));
-	if (!files || !nfiles || !cap || !drop)
+	r = fw_installed_find(&in, q, &fs, o->newest);
+	for (size_t i = 0; in.unsafe && i < q->n; i++)
+		if (in.unsafe[i])
+			fw_err("modules: %s: %s; not looked up", fw_esc(q->v[i].name),
+			       fw_name_problem(q->v[i].name));
+	if (r < 0)
 		goto nomem;
-	for (size_t i = 0; i < q->n; i++) {
-		const char *why = fw_name_problem(q->v[i].name);
-
-		if (why) {
-			/* A name the loader could not be asked for safely
-			 * (a control character, "..") is no file of ours. */
-			fw_err("modules: %s: %s; not looked up", fw_esc(q->v[i].name), why);
-			continue;
-		}
-		if (fw_search_find(&fs, q->v[i].name, &files[i], &nfiles[i], &cap[i]) < 0)
-			goto nomem;
-	}
-	/* --newest: the loader tries the newest member of a group first. */
-	for (size_t g = 0; o->newest && g < q->ng; g++) {
-		const struct fw_fwgroup *x = &q->g[g];
-		long best = -1;
-
-		for (size_t k = 0; k < x->nmembers; k++) {
-			size_t m = x->members[k];
-
-			if (nfiles[m] && (best < 0 || fw_hwsel_version_cmp(q->v[m].name, q->v[best].name) > 0))
-				best = (long)m;
-		}
-		for (size_t k = 0; k < x->nmembers; k++)
-			if (nfiles[x->members[k]] && (long)x->members[k] != best)
-				drop[x->members[k]] = true, older++;
-	}
 	if (fw_json) {
 		fw_cli_json_begin();
 		printf("{\"modules\":%zu,\"unreadable\":%zu,\"firmware\":[", s->n, s->bad);
 	}
 	for (size_t i = 0; i < q->n; i++) {
-		bool inst = nfiles[i] && !drop[i];
+		bool inst = in.nfiles[i] && !in.older[i];
 
 		names += inst;
 		if (fw_json) {
 			printf("%s{\"name\":", i ? "," : "");
 			fw_json_str(stdout, q->v[i].name);
 			printf(",\"status\":\"%s\",\"files\":[",
-			       inst ? "installed" : drop[i] ? "older" : "missing");
-			for (size_t k = 0; inst && k < nfiles[i]; k++) {
+			       inst ? "installed" : in.older[i] ? "older" : "missing");
+			for (size_t k = 0; inst && k < in.nfiles[i]; k++) {
 				printf("%s", k ? "," : "");
-				fw_json_str(stdout, files[i][k]);
+				fw_json_str(stdout, in.files[i][k]);
 			}
 			printf("],\"group\":");
 			if (q->v[i].group >= 0)
@@ -420,25 +394,20 @@ static int print_installed(const struct fw_cli *cli, const struct opts *o,
 			json_mods(s, &q->v[i]);
 			printf("}");
 		} else {
-			for (size_t k = 0; inst && k < nfiles[i]; k++)
-				printf("%s\n", files[i][k]);
+			for (size_t k = 0; inst && k < in.nfiles[i]; k++)
+				printf("%s\n", in.files[i][k]);
 		}
-		shown += inst ? nfiles[i] : 0;
+		shown += inst ? in.nfiles[i] : 0;
 	}
 	if (fw_json)
 		printf("],\"summary\":{\"names\":%zu,\"installed\":%zu,\"older\":%zu,\"files\":%zu}}\n",
-		       q->n, names, older, shown);
+		       q->n, names, in.older_n, shown);
 	ret = s->bad ? EXIT_FINDING : EXIT_OK;
 	goto out;
 nomem:
 	fw_err("modules: out of memory");
 out:
-	for (size_t i = 0; files && i < q->n; i++)
-		fw_free_strv(files[i], nfiles[i]);
-	free(files);
-	free(nfiles);
-	free(cap);
-	free(drop);
+	fw_installed_free(&in, q->n);
 	fw_search_close(&fs);
 	return ret;
 }

@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "fwdist.h"
+#include "fwsearch.h"
+#include "hardware.h"
+#include "hwreport.h"
 #include "json.h"
 #include "util.h"
 
@@ -47,26 +50,7 @@ static const struct fw_cli_help help = {
 
 static int option(void *ctx, int c, const char *arg)
 {
-	return fw_hw_option(ctx, "why", c, arg);
-}
-
-/* The modules from bound module b down to m through dependencies, into
- * path (at most max); its length, or 0 when b does not lead to m. */
-static size_t dep_path(const struct fw_hw *h, size_t b, size_t m, size_t *path, size_t depth,
-		       size_t max)
-{
-	if (depth >= max)
-		return 0;
-	path[depth] = b;
-	if (b == m)
-		return depth + 1;
-	for (size_t k = 0; k < h->mod[b].ndeps; k++) {
-		size_t n = dep_path(h, h->mod[b].deps[k], m, path, depth + 1, max);
-
-		if (n)
-			return n;
-	}
-	return 0;
+	return fw_cli_hw_option(ctx, "why", c, arg);
 }
 
 struct why {
@@ -94,8 +78,8 @@ static void device_chains(const struct fw_hw *h, const struct fw_fwreq *x, struc
 
 		for (size_t b = 0; b < dv->nmods; b++) {
 			for (size_t k = 0; k < x->nmods; k++) {
-				size_t n = dep_path(h, dv->mods[b], x->mods[k], path, 0,
-						    FW_ARRAY_SIZE(path));
+				size_t n = fw_hw_dep_path(h, dv->mods[b], x->mods[k], path,
+							  FW_ARRAY_SIZE(path));
 
 				if (!n)
 					continue;
@@ -153,9 +137,10 @@ int cmd_why(int argc, char **argv)
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
 	struct fw_hw h = { 0 };
 	struct fw_hw_report rep = { 0 };
+	struct fw_search fs;
 	const struct fw_fwreq *x = NULL;
 	struct why w = { 0 };
-	bool failed = false;
+	bool failed = false, have_fs = false;
 	long at = -1;
 	int ret, r;
 
@@ -171,10 +156,13 @@ int cmd_why(int argc, char **argv)
 	ret = fw_cli_prepare(&cli, &t, &d, NULL);
 	if (ret != EXIT_OK)
 		goto out;
-	ret = fw_hw_gather("why", &o, &h, &failed);
+	ret = fw_cli_hw_gather("why", &o, &h, &failed);
 	if (ret >= 0)
 		goto out;
-	r = fw_hw_report_build(&rep, &h, &cli, &t);
+	r = fw_cli_search_open(&cli, h.release, &fs);
+	have_fs = r == 0;
+	if (r == 0)
+		r = fw_hw_report_build(&rep, &h, &t, &cli.sel, &fs);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			fw_err("why: out of memory");
@@ -198,10 +186,7 @@ int cmd_why(int argc, char **argv)
 		w.state = state[rep.st[at]];
 		w.json_state = json_state[rep.st[at]];
 	} else {
-		const struct fw_plan_entry *e = fw_plan_find_name(&rep.p, w.name);
-
-		if (e && (e->blob || e->kind == FW_PLAN_FILE))
-			w.pkg = fw_plan_package(&rep.p, e);
+		w.pkg = fw_hw_report_package(&rep, w.name);
 		w.state = "not needed";
 		w.json_state = "not-needed";
 	}
@@ -235,6 +220,8 @@ int cmd_why(int argc, char **argv)
 		       w.pkg ? "; it is in " : "", w.pkg ? w.pkg : "");
 	ret = failed || !w.chains || d.n ? EXIT_FINDING : EXIT_OK;
 out:
+	if (have_fs)
+		fw_search_close(&fs);
 	fw_hw_report_free(&rep);
 	fw_hw_free(&h);
 	fw_cli_free(&cli);

@@ -11,11 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debian.h"
 #include "digest.h"
 #include "fsutil.h"
 #include "progress.h"
 #include "tree.h"
 #include "image.h"
+#include "modmap.h"
+#include "replaces.h"
 #include "util.h"
 
 #define KIND(e) fw_entry_kind_name((e)->kind)
@@ -728,5 +731,39 @@ out:
 	fw_diag_free(&walkd);
 	free(wk.blob_seen);
 	free(wk.source_seen);
+	return r;
+}
+
+int fw_tree_check(const struct fw_tree *t, unsigned jobs, struct fw_progress *progress,
+		  struct fw_diag *d, struct fw_check_counts *c)
+{
+	struct fw_replaces rp;
+	struct fw_modmap mm;
+	int r;
+
+	fw_tree_check_model(t, d);
+	/* manifests/replaces: its findings name its lines. */
+	if (fw_replaces_load(&rp, &t->split, t->rootfd, d) == -ENOMEM)
+		d->nomem++;
+	fw_replaces_free(&rp);
+	/* manifests/modules: check refuses what make deb would ship. */
+	if (fw_modmap_load(&mm, t->rootfd, d) == -ENOMEM)
+		d->nomem++;
+	fw_modmap_free(&mm);
+	r = fw_tree_check_files(t, jobs, progress, d);
+	if (r < 0)
+		fw_diag_add(d, t->root, 0, "check stopped: %s", strerror(-r));
+	/* The committed generated packaging must still be what the model gives. */
+	if (r == 0 && !d->n) {
+		r = fw_debian_check(t, d);
+		if (r < 0)
+			fw_diag_add(d, t->root, 0, "check stopped: %s", strerror(-r));
+	}
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < t->nblobs; i++) {
+		c->free += t->blobs[i].cat == FW_CAT_FREE;
+		c->nonfree += t->blobs[i].cat == FW_CAT_NONFREE;
+		c->undistributable += t->blobs[i].cat == FW_CAT_UNDISTRIBUTABLE;
+	}
 	return r;
 }

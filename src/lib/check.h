@@ -3,6 +3,8 @@
 #ifndef FWDIST_CHECK_H
 #define FWDIST_CHECK_H
 
+#include <stddef.h>
+
 struct fw_diag;
 struct fw_progress;
 struct fw_tree;
@@ -17,5 +19,22 @@ void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d);
  * NULL: not counted). Returns 0 or -errno on a fatal error. */
 int fw_tree_check_files(const struct fw_tree *t, unsigned jobs, struct fw_progress *progress,
 			struct fw_diag *d);
+
+/* What fwdist check counts of a tree with no finding. */
+struct fw_check_counts {
+	size_t free, nonfree, undistributable; /* blobs of each category */
+};
+
+/* Everything fwdist check checks, in this order: the model
+ * (fw_tree_check_model); manifests/replaces, when the tree has one,
+ * against the split; manifests/modules, when the tree has one (it becomes
+ * the packages' <modalias> entries, which clients match against every
+ * device: an over-broad alias is refused too); the files
+ * (fw_tree_check_files, counted in progress); and, when all of that
+ * holds, the committed generated packaging against what the model gives
+ * (fw_debian_check). A fatal error is a finding too ("check stopped").
+ * c gets the blobs' categories. 0 or -errno of the fatal error. */
+int fw_tree_check(const struct fw_tree *t, unsigned jobs, struct fw_progress *progress,
+		  struct fw_diag *d, struct fw_check_counts *c);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -912,9 +913,110 @@ int fw_hw_add_log_names(struct fw_hw *h)
 	return 0;
 }
 
+/* ---- all of it ---- */
+
+/* The kernel log of o into h: --kernel-log FILE, else /dev/kmsg when the
+ * devices are this machine's. 0 or -ENOMEM. */
+static int gather_log(struct fw_hw *h, const struct fw_hw_opts *o, struct fw_diag *d)
+{
+	const char *file = o->log ? o->log : "/dev/kmsg";
+	struct fw_diag ld = { 0 };
+	bool kmsg;
+	int fd, r;
+
+	if (o->no_log || (!o->log && o->sysfs))
+		return 0;
+	fd = fw_hw_open_log(file, &kmsg, o->log ? d : &ld);
+	fw_diag_free(&ld);
+	if (fd < 0) {
+		/* /dev/kmsg may be closed to us: a note, not a failure; a
+		 * file asked for is one. */
+		if (!o->log)
+			h->log_error = fd;
+		else
+			h->partial = true;
+		return fd == -ENOMEM ? fd : 0;
+	}
+	r = fw_hw_read_log(h, fd, file, kmsg, d);
+	close(fd);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		h->partial = true;
+	return 0;
+}
+
+int fw_hw_gather(struct fw_hw *h, const struct fw_hw_opts *o, struct fw_diag *d)
+{
+	struct utsname u;
+	int r;
+
+	h->partial = false;
+	h->log_error = 0;
+	if (o->moddir)
+		h->moddir = strdup(o->moddir);
+	else if (o->release)
+		h->moddir = fw_asprintf("/lib/modules/%s", o->release);
+	else if (uname(&u) == 0)
+		h->moddir = fw_asprintf("/lib/modules/%s", u.release);
+	else
+		return -errno;
+	if (!h->moddir)
+		return -ENOMEM;
+	r = fw_hw_scan(h, o->sysfs ? o->sysfs : "/sys/devices", d);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		h->partial = true;
+	r = fw_hw_resolve(h, h->moddir, d);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		h->partial = true;
+	r = gather_log(h, o, d);
+	if (r == 0)
+		r = fw_hw_add_log_names(h);
+	if (r < 0)
+		return -ENOMEM;
+	if (h->bad || d->nomem)
+		h->partial = true;
+	return 0;
+}
+
+bool fw_hw_in_log(const struct fw_hw *h, const char *name)
+{
+	for (size_t i = 0; i < h->nlog; i++)
+		if (strcmp(h->log[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static size_t dep_path(const struct fw_hw *h, size_t b, size_t m, size_t *path, size_t depth,
+		       size_t max)
+{
+	if (depth >= max)
+		return 0;
+	path[depth] = b;
+	if (b == m)
+		return depth + 1;
+	for (size_t k = 0; k < h->mod[b].ndeps; k++) {
+		size_t n = dep_path(h, h->mod[b].deps[k], m, path, depth + 1, max);
+
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+size_t fw_hw_dep_path(const struct fw_hw *h, size_t b, size_t m, size_t *path, size_t max)
+{
+	return dep_path(h, b, m, path, 0, max);
+}
+
 void fw_hw_free(struct fw_hw *h)
 {
 	free(h->release);
+	free(h->moddir);
 	for (size_t i = 0; i < h->ndev; i++) {
 		free(h->dev[i].path);
 		free(h->dev[i].modalias);

@@ -62,6 +62,21 @@ struct fw_hw {
 	char *release;          /* the modules directory's last component, resolved against
 				 * (the kernel release whose firmware subdirectories the
 				 * loader searches), or NULL */
+	/* What fw_hw_gather says besides its findings. */
+	char *moddir;           /* the modules directory resolved against */
+	int log_error;          /* /dev/kmsg, read by default, could not be opened:
+				 * -errno (-EINVAL: not the kernel's log device); no failure */
+	bool partial;           /* devices, modules or the log asked for could not be read
+				 * (findings in d): the answer is partial */
+};
+
+/* Where fw_hw_gather looks: sysfs (NULL: /sys/devices), the modules of
+ * release (/lib/modules/R) or of moddir (neither: the running kernel's,
+ * uname -r), the kernel log file log (NULL: /dev/kmsg, unless sysfs is a
+ * saved copy: none then), or no log with no_log. */
+struct fw_hw_opts {
+	const char *sysfs, *release, *moddir, *log;
+	bool no_log;
 };
 
 /* Walk dir, a /sys/devices tree or a saved copy of one (a copy of /sys,
@@ -129,6 +144,24 @@ long fw_hw_find_mod(const struct fw_hw *h, const char *name);
 /* Does bound module b need module m: m itself, or one of its dependencies
  * however deep? */
 bool fw_hw_needs(const struct fw_hw *h, size_t b, size_t m);
+
+/* The hardware present, in one call: the devices of o->sysfs (fw_hw_scan)
+ * resolved against the modules directory o names (fw_hw_resolve, into
+ * h->moddir), the names the kernel log says failed to load
+ * (fw_hw_read_log) folded into their modules (fw_hw_add_log_names).
+ * What cannot be read is a finding in d and sets h->partial; the rest goes
+ * on. /dev/kmsg read by default and not readable (root's where
+ * dmesg_restrict is set, or a container's stand-in) is no finding: its
+ * error in h->log_error. 0, -ENOMEM, or -errno when the running kernel's
+ * release cannot be known (uname; h->moddir NULL). */
+int fw_hw_gather(struct fw_hw *h, const struct fw_hw_opts *o, struct fw_diag *d);
+
+/* Did the kernel log name name? */
+bool fw_hw_in_log(const struct fw_hw *h, const char *name);
+
+/* The modules from bound module b down to m through dependencies, into
+ * path (at most max); its length, or 0 when b does not lead to m. */
+size_t fw_hw_dep_path(const struct fw_hw *h, size_t b, size_t m, size_t *path, size_t max);
 
 void fw_hw_free(struct fw_hw *h);
 

@@ -2,9 +2,11 @@
 /* The hardware's firmware as an install selection. */
 #include "hwselect.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "modinfo.h"
 #include "select.h"
@@ -163,7 +165,122 @@ int fw_hwsel_done(struct fw_hwsel *s)
 
 void fw_hwsel_free(struct fw_hwsel *s)
 {
+	for (size_t k = 0; k < s->nk; k++) {
+		free(s->k[k].moddir);
+		fw_diag_free(&s->k[k].d);
+	}
+	free(s->k);
+	free(s->blob);
+	free(s->link);
 	fw_free_strv(s->selected, s->nselected);
 	fw_free_strv(s->absent, s->nabsent);
 	memset(s, 0, sizeof(*s));
+}
+
+static int by_version(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fw_hwsel_kernels(const char *root, const struct fw_hw_opts *o, char ***kernels, size_t *nk,
+		     char **top)
+{
+	DIR *dir;
+	struct dirent *de;
+	size_t cap = 0;
+
+	*kernels = NULL;
+	*nk = 0;
+	*top = NULL;
+	if (o->moddir || o->release) {
+		char *k = o->moddir ? strdup(o->moddir)
+				    : fw_asprintf("%s/lib/modules/%s", root, o->release);
+
+		*kernels = calloc(1, sizeof(**kernels));
+		if (!k || !*kernels) {
+			free(k);
+			return -ENOMEM;
+		}
+		(*kernels)[(*nk)++] = k;
+		return 0;
+	}
+	*top = fw_asprintf("%s/lib/modules", root);
+	if (!*top)
+		return -ENOMEM;
+	dir = opendir(*top);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir)) != NULL) {
+		struct stat st;
+		char *k;
+
+		if (de->d_name[0] == '.')
+			continue;
+		k = fw_asprintf("%s/%s", *top, de->d_name);
+		if (!k || fw_grow(kernels, &cap, *nk, sizeof(**kernels)) < 0) {
+			free(k);
+			closedir(dir);
+			free(*top);
+			*top = NULL;
+			return -ENOMEM;
+		}
+		if (stat(k, &st) == 0 && S_ISDIR(st.st_mode))
+			(*kernels)[(*nk)++] = k;
+		else
+			free(k);
+	}
+	closedir(dir);
+	qsort(*kernels, *nk, sizeof(**kernels), by_version);
+	return 0;
+}
+
+int fw_hwsel_resolve(struct fw_hwsel *s, const char *root, const struct fw_hw_opts *o,
+		     const struct fw_tree *t, char **top)
+{
+	char **kernels = NULL;
+	size_t nk = 0;
+	int r = fw_hwsel_kernels(root, o, &kernels, &nk, top);
+
+	if (r < 0 || !nk) {
+		fw_free_strv(kernels, nk);
+		return r;
+	}
+	s->k = calloc(nk, sizeof(*s->k));
+	s->blob = calloc(t->nblobs + 1, sizeof(*s->blob));
+	s->link = calloc(t->nlinks + 1, sizeof(*s->link));
+	if (!s->k || !s->blob || !s->link)
+		goto nomem;
+	for (size_t k = 0; k < nk; k++) {
+		struct fw_hwsel_kernel *x = &s->k[s->nk++];
+		struct fw_hw_opts ho = *o;
+		struct fw_hw h = { 0 };
+
+		x->moddir = kernels[k];
+		kernels[k] = NULL;
+		ho.release = NULL;
+		ho.moddir = x->moddir;
+		ho.no_log = o->no_log || k > 0;
+		ho.log = ho.no_log ? NULL : o->log;
+		r = fw_hw_gather(&h, &ho, &x->d);
+		x->no_modules = h.no_modules;
+		x->log_error = h.log_error;
+		x->partial = h.partial;
+		if (r == 0 && !h.partial)
+			r = fw_hwsel_add(s, &h, t, s->blob, s->link, &x->c);
+		fw_hw_free(&h);
+		/* With a moddir given, fw_hw_gather fails only for memory. */
+		if (r < 0)
+			goto nomem;
+		if (x->partial) {
+			fw_free_strv(kernels, nk);
+			return 0;
+		}
+	}
+	fw_free_strv(kernels, nk);
+	return fw_hwsel_done(s);
+nomem:
+	fw_free_strv(kernels, nk);
+	free(*top);
+	*top = NULL;
+	return -ENOMEM;
 }
