@@ -60,7 +60,7 @@ FWDIST   = $(TOOL)
 
 .PHONY: all tools firmware check-tree check test unit cases clean install uninstall install-tools \
 	deps test-deps bootstrap fuzz fuzz-build fuzz-lib lib check-kernel check-modules check-kernel-build deb repo dist check-debian \
-	bench deps-cycles quick debian-files
+	bench deps-cycles cmd-exports quick debian-files
 
 all: tools firmware
 
@@ -249,6 +249,10 @@ cases: tools firmware $(SNAPSHOT)
 # graph of which object uses which one's symbols (nm) has no cycle.
 deps-cycles: lib
 	@tests/deps-cycles $(LIB_OBJ)
+
+# Commands compute nothing: no command object gives another a function.
+cmd-exports: tools
+	@tests/cmd-exports $(CMD_OBJ) $(LIB_OBJ)
 
 # The loop to run after each edit (well under a minute on 2 cores): unit
 # tests, every case (JOBS at a time), the tree check, no dependency cycle,
