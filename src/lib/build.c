@@ -954,6 +954,9 @@ char *fw_blob_freeness(const struct fw_tree *t, const struct fw_blob *b, enum fw
 		return fw_asprintf("source in the tree, not rebuilt: the verdict of %s:%u is "
 				   "about other bytes (run fwdist build --record)",
 				   FW_TREE_VERDICTS, v->line);
+	if (v && v->v == FW_BV_DIFFERS)
+		return fw_asprintf("source in the tree, rebuilt but not identical: %s (%s:%u)",
+				   v->why ? v->why : "-", FW_TREE_VERDICTS, v->line);
 	if (v)
 		return fw_asprintf("source in the tree, not rebuilt: %s%s%s (%s:%u)",
 				   fw_build_verdict_name(v->v), v->why ? ": " : "",

@@ -76,7 +76,7 @@ void fw_tree_check_recipes(const struct fw_tree *t, struct fw_diag *d);
 enum fw_freeness {
 	FW_FREE_REBUILT,     /* source in the tree, rebuilt identical (recorded) */
 	FW_FREE_OWN_FORM,    /* the blob is its own preferred form (text) */
-	FW_FREE_NOT_REBUILT, /* source in the tree, not rebuilt: why */
+	FW_FREE_NOT_REBUILT, /* source in the tree, not rebuilt (or not identical): why */
 };
 const char *fw_freeness_name(enum fw_freeness f);
 /* The way for a free blob b, and its words (a new string, NULL on ENOMEM):
