@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -209,6 +210,76 @@ static int write_file(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
+/* Remount the bind at path nosuid, read-only (else nodev), keeping the flags it has: in a user
+ * namespace those of a mount from outside are locked, and a remount that
+ * would clear one is refused. */
+static int remount(const char *path, bool ro)
+{
+	unsigned long flags = MS_BIND | MS_REMOUNT | MS_NOSUID | (ro ? MS_RDONLY : MS_NODEV);
+	struct statvfs sv;
+
+	if (statvfs(path, &sv) == 0) {
+		if (sv.f_flag & ST_NODEV)
+			flags |= MS_NODEV;
+		if (sv.f_flag & ST_NOEXEC)
+			flags |= MS_NOEXEC;
+		if (sv.f_flag & ST_NOATIME)
+			flags |= MS_NOATIME;
+		if (sv.f_flag & ST_NODIRATIME)
+			flags |= MS_NODIRATIME;
+		if (sv.f_flag & ST_RELATIME)
+			flags |= MS_RELATIME;
+	}
+	return mount(NULL, path, NULL, flags, NULL);
+}
+
+/* Undo mountinfo's octal escapes (\040 for a blank) in place. */
+static void unescape_mountinfo(char *s)
+{
+	char *o = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+}
+
+static void remount_below_ro(const struct child_args *a, const char *dst)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t n = strlen(dst);
+	char line[8192];
+
+	SETUP(f != NULL, "/proc/self/mountinfo");
+	while (fgets(line, sizeof(line), f)) {
+		char *mp = line;
+
+		/* Field 5 is the mount point. */
+		for (int i = 0; i < 4 && mp; i++) {
+			mp = strchr(mp, ' ');
+			if (mp)
+				mp++;
+		}
+		if (!mp)
+			continue;
+		*strchrnul(mp, ' ') = '\0';
+		unescape_mountinfo(mp);
+		if (strncmp(mp, dst, n) != 0 || mp[n] != '/')
+			continue;
+		if (remount(mp, true) < 0) {
+			fclose(f);
+			SETUP(0, mp);
+		}
+	}
+	fclose(f);
+}
+
 /* Bind the host's path read-only at root+path; a merged-/usr alias (a
  * symlink such as /bin -> usr/bin) is made as the same symlink. */
 static void bind_ro(const struct child_args *a, const char *root, const char *path, bool file)
@@ -236,7 +307,11 @@ static void bind_ro(const struct child_args *a, const char *root, const char *pa
 		SETUP(mkdir(dst, 0755) == 0, dst);
 	}
 	SETUP(mount(path, dst, NULL, MS_BIND | MS_REC, NULL) == 0, path);
-	SETUP(mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL) == 0, path);
+	SETUP(remount(dst, true) == 0, path);
+	/* A recursive bind brings the mounts below along (a container's
+	 * /etc/hosts, /etc/resolv.conf), and the remount above makes only the
+	 * top one read-only: each of them is made read-only too. */
+	remount_below_ro(a, dst);
 }
 
 static void drop_caps(const struct child_args *a)
@@ -291,8 +366,7 @@ static void child(const struct child_args *a)
 	snprintf(p, sizeof(p), "%s%s", root, FW_BUILD_DIR);
 	SETUP(mkdir(p, 0755) == 0, FW_BUILD_DIR);
 	SETUP(mount(work, p, NULL, MS_BIND, NULL) == 0, "mounting the scratch directory");
-	SETUP(mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV, NULL) == 0,
-	      "mounting the scratch directory");
+	SETUP(remount(p, false) == 0, "mounting the scratch directory");
 	if (a->self) {
 		snprintf(p, sizeof(p), "%s/opt", root);
 		SETUP(mkdir(p, 0755) == 0, "/opt");
@@ -305,8 +379,7 @@ static void child(const struct child_args *a)
 		SETUP(nul >= 0, "fwdist in the sandbox");
 		close(nul);
 		SETUP(mount(a->self, p, NULL, MS_BIND, NULL) == 0, "fwdist in the sandbox");
-		SETUP(mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL) == 0,
-		      "fwdist in the sandbox");
+		SETUP(remount(p, true) == 0, "fwdist in the sandbox");
 	}
 	/* The root itself read-only: nothing is written but /build and /tmp. */
 	SETUP(mount(NULL, root, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0755") ==
