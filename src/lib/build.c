@@ -230,7 +230,7 @@ static int remount(const char *path, bool ro)
 		if (sv.f_flag & ST_RELATIME)
 			flags |= MS_RELATIME;
 	}
-	return mount(NULL, path, NULL, flags, NULL);
+	return mount("none", path, "none", flags, NULL);
 }
 
 /* Undo mountinfo's octal escapes (\040 for a blank) in place. */
@@ -306,7 +306,7 @@ static void bind_ro(const struct child_args *a, const char *root, const char *pa
 	} else {
 		SETUP(mkdir(dst, 0755) == 0, dst);
 	}
-	SETUP(mount(path, dst, NULL, MS_BIND | MS_REC, NULL) == 0, path);
+	SETUP(mount(path, dst, "none", MS_BIND | MS_REC, NULL) == 0, path);
 	SETUP(remount(dst, true) == 0, path);
 	/* A recursive bind brings the mounts below along (a container's
 	 * /etc/hosts, /etc/resolv.conf), and the remount above makes only the
@@ -348,7 +348,7 @@ static void child(const struct child_args *a)
 		SETUP(write_file("/proc/self/gid_map", map) == 0, "user namespace: gid_map");
 	}
 	/* Nothing mounted here propagates back to the host. */
-	SETUP(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, "making / private");
+	SETUP(mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0, "making / private");
 	SETUP(mount("fwdist-build", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") == 0,
 	      "mounting the sandbox's root");
 	for (size_t i = 0; i < FW_ARRAY_SIZE(dirs); i++)
@@ -365,7 +365,7 @@ static void child(const struct child_args *a)
 	      "mounting /tmp");
 	snprintf(p, sizeof(p), "%s%s", root, FW_BUILD_DIR);
 	SETUP(mkdir(p, 0755) == 0, FW_BUILD_DIR);
-	SETUP(mount(work, p, NULL, MS_BIND, NULL) == 0, "mounting the scratch directory");
+	SETUP(mount(work, p, "none", MS_BIND, NULL) == 0, "mounting the scratch directory");
 	SETUP(remount(p, false) == 0, "mounting the scratch directory");
 	if (a->self) {
 		snprintf(p, sizeof(p), "%s/opt", root);
@@ -378,11 +378,11 @@ static void child(const struct child_args *a)
 		nul = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
 		SETUP(nul >= 0, "fwdist in the sandbox");
 		close(nul);
-		SETUP(mount(a->self, p, NULL, MS_BIND, NULL) == 0, "fwdist in the sandbox");
+		SETUP(mount(a->self, p, "none", MS_BIND, NULL) == 0, "fwdist in the sandbox");
 		SETUP(remount(p, true) == 0, "fwdist in the sandbox");
 	}
 	/* The root itself read-only: nothing is written but /build and /tmp. */
-	SETUP(mount(NULL, root, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0755") ==
+	SETUP(mount("none", root, "tmpfs", MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0755") ==
 		      0,
 	      "making the sandbox's root read-only");
 	SETUP(chdir(root) == 0, "entering the sandbox");
