@@ -103,7 +103,7 @@ $(SNAPSHOT): tests/snapshot.c
 # ---- fuzzing (libFuzzer) ----
 # One binary per parser: tests/fuzz/fuzz-{text,image}.c with -DFUZZ_<T>, and
 # one file each for the others.
-FUZZ_TEXT  = whence sums policy split modmap licmap hwlog
+FUZZ_TEXT  = whence sums policy split recipes verdicts modmap licmap hwlog
 FUZZ_IMAGE = fwimage ihex ihex_bin modinfo elf
 # replaces: manifests/replaces with the split it is checked against;
 # metainfo: the metainfo writer, its XML checked for well-formedness;
@@ -138,42 +138,18 @@ fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 # ---- free firmware, built from source in the tree ----
-# Each free blob with a .S source is assembled and its raw bytes kept; the
-# result must match manifests/checksums (checked by `fwdist check`).
-# image.S and ihex.hex are the sources of a fwimage(5) and a binary ihex
-# blob, packed by fwdist itself (see fwimage(5) and the sources' comments).
-# Each is built only when its source is in the tree: a tree imported from
-# upstream (fwdist import --into .) has no self-test firmware, and make,
-# make deb, dist and repo then build what it has.
-FW_IMAGE = $(patsubst %.S,%.fwi,$(wildcard firmware/fwdist/selftest/image.S))
-FW_IHEX  = $(patsubst %.hex,%.fw,$(wildcard firmware/fwdist/selftest/ihex.hex))
-FW_ASM = $(filter-out firmware/fwdist/selftest/image.S,$(sort $(wildcard firmware/fwdist/selftest/*.S)))
-FW_BIN = $(FW_ASM:.S=.bin)
-
-firmware: $(FW_BIN) $(FW_IMAGE) $(FW_IHEX)
-
-$(FW_IMAGE): $(FW_IMAGE:.fwi=.S) $(FWDIST)
-	@mkdir -p $(BUILD)/firmware
-	@$(if $(Q),echo "  PACK    $@")
-	$(Q)$(CC) -c -x assembler-with-cpp -o $(BUILD)/firmware/image.o $<
-	$(Q)for s in text rodata data; do \
-		objcopy -O binary -j .$$s $(BUILD)/firmware/image.o $(BUILD)/firmware/image.$$s || exit 1; \
-	done
-	$(Q)$(FWDIST) pack -o $@ --version 1 --entry 0x1000 \
-		--raw text:0x1000:$(BUILD)/firmware/image.text \
-		--raw rodata:0x2000:$(BUILD)/firmware/image.rodata \
-		--raw data:0x2800:$(BUILD)/firmware/image.data --bss 0x3000:512
-
-$(FW_IHEX): $(FW_IHEX:.fw=.hex) $(FWDIST)
-	@$(if $(Q),echo "  IHEX    $@")
-	$(Q)$(FWDIST) pack -o $@ --format ihex-bin --from-hex $<
-
-firmware/%.bin: firmware/%.S
-	@mkdir -p $(BUILD)/firmware
-	@$(if $(Q),echo "  AS      $<")
-	$(Q)$(CC) -c -x assembler-with-cpp -o $(BUILD)/firmware/$(notdir $*).o $<
-	$(Q)objcopy -O binary -j .text $(BUILD)/firmware/$(notdir $*).o $@.tmp
-	$(Q)chmod 0644 $@.tmp && mv -f $@.tmp $@
+# Each recipe of manifests/build (fwdist(1): the tools, sources, commands
+# and outputs of each free blob) runs in fwdist build's sandbox; --write
+# puts each output into firmware/, and the verdicts say whether each is
+# byte for byte what manifests/checksums pins (fwdist check checks that
+# too). A tree without manifests/build (one imported from upstream with no
+# recipes) builds nothing here.
+firmware: $(FWDIST)
+	@$(if $(Q),echo "  BUILD   manifests/build")
+	$(Q)if [ -f manifests/build ]; then \
+		out=$$($(FWDIST) -C . build --write 2>&1) || { printf '%s\n' "$$out" >&2; exit 1; }; \
+		$(if $(Q),:,printf '%s\n' "$$out"); \
+	fi
 
 # debian/control and debian/copyright are generated from the tree (WHENCE
 # and manifests/: the package split, the licences): after an import into

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "fwdist.h"
 #include "json.h"
 #include "util.h"
@@ -31,7 +32,10 @@ static const struct fw_cli_help help = {
 		"wording that only names a file the tree lacks. Then every refused blob (an\n"
 		"undistributable licence, a copyleft one without its source) with the\n"
 		"cause, and every dual-licensed blob with the branch it ships under. A free\n"
-		"licence without its source only makes a blob non-free. Then the blobs and\n"
+		"licence without its source only makes a blob non-free. In a tree with\n"
+		"manifests/build, each free blob and how its freeness was established\n"
+		"(rebuilt identical, its own preferred form, or not rebuilt and why,\n"
+		"from manifests/build-verdicts). Then the blobs and\n"
 		"bytes of each category (free, non-free, undistributable, unknown), then\n"
 		"each licence of the policy with its category, the number of blobs under\n"
 		"it and the policy's reason. Exit 1 if there is any problem; a refused blob\n"
@@ -70,8 +74,9 @@ struct problem {
 struct report {
 	const struct fw_tree *t;
 	bool partial; /* --package or --select: only the licences used */
-	struct problem *probs, *duals;
-	size_t nprobs, nrefused, ndual;
+	struct problem *probs, *duals, *frees;
+	size_t nprobs, nrefused, ndual, nfree;
+	enum fw_freeness *how; /* per frees entry */
 	unsigned *counts; /* per policy entry */
 	struct cat_count cc[FW_ARRAY_SIZE(cats)];
 };
@@ -82,6 +87,10 @@ static void report_free(struct report *r)
 		free(r->probs[i].text);
 	for (size_t i = 0; i < r->ndual; i++)
 		free(r->duals[i].text);
+	for (size_t i = 0; i < r->nfree; i++)
+		free(r->frees[i].text);
+	free(r->frees);
+	free(r->how);
 	free(r->probs);
 	free(r->duals);
 	free(r->counts);
@@ -94,7 +103,9 @@ static int collect(struct report *r, const struct fw_tree *t, const struct fw_se
 	r->counts = calloc(t->policy.n + 1, sizeof(*r->counts));
 	r->probs = calloc(t->nblobs + 1, sizeof(*r->probs));
 	r->duals = calloc(t->nblobs + 1, sizeof(*r->duals));
-	if (!r->counts || !r->probs || !r->duals || fw_tree_licence_counts(t, sel, r->counts) < 0)
+	r->frees = calloc(t->nblobs + 1, sizeof(*r->frees));
+	r->how = calloc(t->nblobs + 1, sizeof(*r->how));
+	if (!r->counts || !r->probs || !r->duals || !r->frees || !r->how || fw_tree_licence_counts(t, sel, r->counts) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nblobs; i++) {
 		const struct fw_blob *b = &t->blobs[i];
@@ -105,6 +116,14 @@ static int collect(struct report *r, const struct fw_tree *t, const struct fw_se
 		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 			if (b->cat == cats[k])
 				r->cc[k].blobs++, r->cc[k].bytes += blob_bytes(b);
+		/* How each free blob's freeness was established, where the
+		 * tree builds from source (manifests/build or its verdicts). */
+		if (b->cat == FW_CAT_FREE && (t->have_recipes || t->have_verdicts)) {
+			text = fw_blob_freeness(t, b, &r->how[r->nfree]);
+			if (!text)
+				return -ENOMEM;
+			r->frees[r->nfree++] = (struct problem){ b, text, false };
+		}
 		if (!b->findings) {
 			/* A blob that cannot ship, though nothing is wrong:
 			 * refused, with the verdict's cause; a dual licence
@@ -169,7 +188,22 @@ static int print_json(const struct report *r)
 		fw_json_str(stdout, p->text);
 		printf("}");
 	}
-	printf("],\"categories\":[");
+	printf("]");
+	if (t->have_recipes || t->have_verdicts) {
+		printf(",\"free\":[");
+		for (size_t i = 0; i < r->nfree; i++) {
+			const struct problem *p = &r->frees[i];
+
+			printf("%s{\"name\":", i ? "," : "");
+			fw_json_str(stdout, p->b->e->name);
+			printf(",\"line\":%u,\"established\":\"%s\",\"detail\":", p->b->e->line,
+			       fw_freeness_name(r->how[i]));
+			fw_json_str(stdout, p->text);
+			printf("}");
+		}
+		printf("]");
+	}
+	printf(",\"categories\":[");
 	for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 		printf("%s{\"category\":\"%s\",\"blobs\":%u,\"bytes\":%llu}", k ? "," : "",
 		       fw_category_name(cats[k]), r->cc[k].blobs, r->cc[k].bytes);
@@ -221,6 +255,7 @@ static void print_text(const struct report *r)
 	print_list(r, "Problems", r->probs, r->nprobs, r->nprobs - r->nrefused, false);
 	print_list(r, "Refused", r->probs, r->nprobs, r->nrefused, true);
 	print_list(r, "Dual-licensed, shipped under one branch", r->duals, r->ndual, r->ndual, false);
+	print_list(r, "Free, and how it was established", r->frees, r->nfree, r->nfree, false);
 	printf("%-36s %6s %12s\n", "Category", "Blobs", "Bytes");
 	for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 		printf("%-36s %6u %12llu\n", fw_category_name(cats[k]), r->cc[k].blobs,

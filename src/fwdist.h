@@ -6,6 +6,7 @@
 #include "cli.h"
 
 int cmd_check(int argc, char **argv);
+int cmd_build(int argc, char **argv);
 int cmd_sign(int argc, char **argv);
 int cmd_verify_signature(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);

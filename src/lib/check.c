@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "debian.h"
 #include "digest.h"
 #include "fsutil.h"
@@ -276,6 +277,7 @@ void fw_tree_check_model(const struct fw_tree *t, struct fw_diag *d)
 	check_licences(t, d);
 	check_links(t, d);
 	check_split(t, d);
+	fw_tree_check_recipes(t, d);
 }
 
 /* ---- files ---- */

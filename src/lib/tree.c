@@ -1182,6 +1182,22 @@ int fw_tree_load_content(struct fw_tree *t, const char *root, int contentfd, str
 		r = fw_split_parse(&t->split, FW_TREE_SPLIT, buf ? buf : "", len,
 				   t->have_split ? d : NULL);
 	free(buf);
+	buf = NULL;
+	if (r < 0)
+		return r;
+	r = load_text(t, FW_TREE_RECIPES, &t->have_recipes, &buf, &len, d);
+	if (r == 0)
+		r = fw_recipes_parse(&t->recipes, FW_TREE_RECIPES, buf ? buf : "", len,
+				     t->have_recipes ? d : NULL);
+	free(buf);
+	buf = NULL;
+	if (r < 0)
+		return r;
+	r = load_text(t, FW_TREE_VERDICTS, &t->have_verdicts, &buf, &len, d);
+	if (r == 0)
+		r = fw_verdicts_parse(&t->verdicts, FW_TREE_VERDICTS, buf ? buf : "", len,
+				      t->have_verdicts ? d : NULL);
+	free(buf);
 	if (r < 0)
 		return r;
 
@@ -1249,6 +1265,8 @@ void fw_tree_free(struct fw_tree *t)
 	fw_sums_free(&t->text_sums);
 	fw_policy_free(&t->policy);
 	fw_split_free(&t->split);
+	fw_recipes_free(&t->recipes);
+	fw_verdicts_free(&t->verdicts);
 	if (t->rootfd >= 0)
 		close(t->rootfd);
 	free(t->root);

@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "digest.h"
 #include "policy.h"
+#include "recipe.h"
 #include "split.h"
 #include "sums.h"
 #include "whence.h"
@@ -22,6 +23,10 @@
 #define FW_TREE_TEXT_SUMS "manifests/licence-checksums"
 #define FW_TREE_POLICY "manifests/licenses"
 #define FW_TREE_SPLIT "manifests/packages"
+/* Optional: the recipes that build free blobs from source (fwdist build). */
+#define FW_TREE_RECIPES "manifests/build"
+/* Optional: what fwdist build --record found, a verdict per blob. */
+#define FW_TREE_VERDICTS "manifests/build-verdicts"
 /* What an import wrote at the top of the tree (the next one replaces that). */
 #define FW_TREE_IMPORTED "manifests/imported"
 #define FW_IMPORTED_HEADER "# fwdist import 1"
@@ -191,7 +196,9 @@ struct fw_tree {
 	struct fw_sums text_sums; /* the licence texts', named "<id>.txt" */
 	struct fw_policy policy;
 	struct fw_split split;
-	bool have_sums, have_text_sums, have_policy, have_split;
+	struct fw_recipes recipes; /* empty without manifests/build */
+	struct fw_verdicts verdicts; /* empty without manifests/build-verdicts */
+	bool have_sums, have_text_sums, have_policy, have_split, have_recipes, have_verdicts;
 	struct fw_blob *blobs;
 	size_t nblobs;
 	struct fw_link *links;

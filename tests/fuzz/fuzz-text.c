@@ -13,6 +13,7 @@
 #include "licmap.h"
 #include "modmap.h"
 #include "policy.h"
+#include "recipe.h"
 #include "split.h"
 #include "sums.h"
 #include "whence.h"
@@ -49,6 +50,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fw_split s = { 0 };
 	fw_split_parse(&s, "manifests/packages", buf, size, &d);
 	fw_split_free(&s);
+#elif defined(FUZZ_RECIPES)
+	struct fw_recipes rs = { 0 };
+	fw_recipes_parse(&rs, "manifests/build", buf, size, &d);
+	for (size_t i = 0; i < rs.n; i++)
+		fw_recipes_output(&rs, rs.v[i].name, NULL);
+	fw_recipes_free(&rs);
+#elif defined(FUZZ_VERDICTS)
+	struct fw_verdicts vs = { 0 };
+	fw_verdicts_parse(&vs, "manifests/build-verdicts", buf, size, &d);
+	for (size_t i = 0; i < vs.n; i++)
+		if (fw_verdicts_find(&vs, vs.v[i].blob) != &vs.v[i])
+			abort();
+	fw_verdicts_free(&vs);
 #elif defined(FUZZ_MODMAP)
 	struct fw_modmap m = { 0 };
 	fw_modmap_parse(&m, "manifests/modules", buf, size, &d);
