@@ -69,7 +69,9 @@ tools: $(TOOL)
 # Each object depends on the headers it includes, as the compiler lists
 # them (-MMD, into OBJ.d beside it; -MP: a header since removed is no
 # error): touching one header rebuilds only the files that include it.
-$(BUILD)/%.o: src/%.c
+# An object without its .d (built before this rule, or the .d lost) is
+# rebuilt: the .d's empty rule below makes it newer than any object.
+$(BUILD)/%.o: src/%.c $(BUILD)/%.d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -89,7 +91,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfwdist.a
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(BUILD)/libfwdist.a $(LIBS)
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
+DEP_FILES = $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
+$(DEP_FILES):
+.PRECIOUS: $(DEP_FILES)
+-include $(wildcard $(DEP_FILES) $(UNIT_BIN:=.d))
 
 # The picture of a tree that tests/lib.sh's snapshot takes with find,
 # sha256sum and sort, in one process (tests/snapshot.c says why); the cases
