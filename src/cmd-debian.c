@@ -31,6 +31,10 @@ static const struct fw_cli_opt opts[] = {
 	  "(debian/changelog's)", NULL },
 	{ "compress", 'c', false, "=none|xz|zstd",
 	  "install: how File: blobs are stored (default none)", NULL },
+	{ "no-dedup", 'N', false, NULL,
+	  "install: every blob a file of its own (default: the\n"
+	  "identical blobs of one package become relative symlinks\n"
+	  "to one copy, as fwdist install --dedup)", NULL },
 	{ "jobs", FW_OPT_JOBS, true, "N",
 	  "install: worker threads (default: one per CPU)", NULL },
 	{ "output", 'o', true, "FILE",
@@ -44,7 +48,9 @@ static const struct fw_cli_help help = {
 		"       fwdist [-C DIR] debian substvars --package P --suite SUITE --version V\n"
 		"                                [-o FILE]\n"
 		"       fwdist [-C DIR] debian install --suite SUITE --version V\n"
-		"                              [--compress=none|xz|zstd] [--package P]...\n"
+		"                              [--compress=none|xz|zstd] [--no-dedup]\n"
+		"                              [--package P]...\n"
+		"       fwdist [-C DIR] debian version\n"
 		"\n"
 		"Write the generated parts of the Debian packaging from WHENCE, manifests/\n"
 		"and LICENSES/, through the plan of an install:\n"
@@ -74,8 +80,16 @@ static const struct fw_cli_help help = {
 		"             metainfo into debian/P/usr/share/metainfo/, debian/P.templates\n"
 		"             (removed when there are none) and the substvars into\n"
 		"             debian/P.substvars (its other variables kept), below DIR;\n"
-		"             a line per package on standard output. Stops at the first\n"
-		"             package that fails, naming it\n"
+		"             a line per package on standard output. The identical blobs\n"
+		"             of one package are installed once, the others relative\n"
+		"             symlinks to it (never across packages; --no-dedup: copies).\n"
+		"             Stops at the first package that fails, naming it\n"
+		"  version    the version of the firmware packages and the metapackage:\n"
+		"             RELEASE+fwdistN when manifests/imported records the upstream\n"
+		"             release (line \"release YYYYMMDD\", written by fwdist import),\n"
+		"             N from its line \"revision N\" (default 1: add one to rebuild\n"
+		"             a release with new packaging); else debian/changelog's\n"
+		"             version, which the package fwdist always has\n"
 		"`fwdist check` reports a committed debian/control or debian/copyright that is\n"
 		"not what this command writes. A tree with findings gets nothing.\n"
 		"\n",
@@ -85,7 +99,7 @@ static const struct fw_cli_help help = {
 struct opts {
 	const char *output, *suite, *version;
 	enum fw_compress comp;
-	bool comp_set;
+	bool comp_set, no_dedup;
 };
 
 static int option(void *ctx, int c, const char *arg)
@@ -98,6 +112,8 @@ static int option(void *ctx, int c, const char *arg)
 		o->suite = arg;
 	else if (c == 'V')
 		o->version = arg;
+	else if (c == 'N')
+		o->no_dedup = true;
 	else if (c == 'c') {
 		if (fw_compress_parse(arg, &o->comp) < 0)
 			return fw_usage("debian", "--compress takes none, xz or zstd, not '%s'", arg);
@@ -240,7 +256,11 @@ static int install_one(const struct fw_cli *cli, const struct fw_tree *t, const 
 		goto out;
 	}
 	only[pkg] = true;
-	r = fw_plan_build(&plan, t, &(struct fw_plan_opts){ .sel = sel, .comp = o->comp }, &d);
+	/* Identical blobs of the package become links to one copy: a real
+	 * release has hundreds (amdgpu's per-chip copies), tens of MB. The
+	 * plan is of this package alone, so no link crosses packages. */
+	r = fw_plan_build(&plan, t,
+			  &(struct fw_plan_opts){ .sel = sel, .comp = o->comp, .dedup = !o->no_dedup }, &d);
 	if (r == 0)
 		r = meta_plan(&meta, t, sel, &d);
 	if (r < 0)
@@ -378,6 +398,40 @@ static int debian_install(const struct fw_cli *cli, const struct fw_tree *t, con
 	return ret;
 }
 
+/* debian version: read from two files, no tree loaded (debian/rules asks
+ * for it at every make invocation). */
+static int print_version(const struct fw_cli *cli, const struct opts *o)
+{
+	struct fw_diag d = { 0 };
+	const char *from = NULL;
+	char *v = NULL;
+	int fd, r, ret = EXIT_FINDING;
+
+	if (cli->npkgs || o->suite || o->version || o->output)
+		return fw_usage("debian", "debian version takes no option but -C");
+	fd = open(fw_tree_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fw_err("debian: version: %s: %s", fw_esc(fw_tree_root), strerror(errno));
+		return EXIT_FINDING;
+	}
+	r = fw_debian_version(fd, &v, &from, &d);
+	close(fd);
+	fw_print_diag(&d);
+	if (r == -ENOENT)
+		fw_err("debian: version: neither %s nor %s", FW_TREE_IMPORTED, FW_DEBIAN_CHANGELOG);
+	else if (r < 0 && !(r == -EINVAL && d.n))
+		fw_err("debian: version: %s", strerror(-r));
+	else if (r == 0 && !valid_version(v))
+		fw_err("debian: version: %s gives '%s': not a Debian version", from, fw_esc(v));
+	else if (r == 0) {
+		printf("%s\n", v);
+		ret = EXIT_OK;
+	}
+	free(v);
+	fw_diag_free(&d);
+	return ret;
+}
+
 int cmd_debian(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("debian");
@@ -403,16 +457,22 @@ int cmd_debian(int argc, char **argv)
 	subst = strcmp(what, "substvars") == 0;
 	inst = strcmp(what, "install") == 0;
 	per_pkg = strcmp(what, "metainfo") == 0 || strcmp(what, "templates") == 0 || subst;
-	if (strcmp(what, "control") && strcmp(what, "copyright") && !per_pkg && !inst) {
-		ret = fw_usage("debian", "say control, copyright, metainfo, templates, substvars or install");
+	if (strcmp(what, "control") && strcmp(what, "copyright") && strcmp(what, "version") && !per_pkg &&
+	    !inst) {
+		ret = fw_usage("debian",
+			       "say control, copyright, metainfo, templates, substvars, install or version");
 		goto out;
 	}
-	if ((o.comp_set || cli.jobs) && !inst) {
-		ret = fw_usage("debian", "--compress and --jobs go with install");
+	if ((o.comp_set || cli.jobs || o.no_dedup) && !inst) {
+		ret = fw_usage("debian", "--compress, --no-dedup and --jobs go with install");
 		goto out;
 	}
 	if (inst && o.output) {
 		ret = fw_usage("debian", "debian install writes below debian/, not to -o");
+		goto out;
+	}
+	if (strcmp(what, "version") == 0) {
+		ret = print_version(&cli, &o);
 		goto out;
 	}
 	if (!inst && per_pkg != (cli.npkgs == 1)) {

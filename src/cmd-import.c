@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwdist import: take an upstream linux-firmware tree (or an installed one) into this layout. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fwdist.h"
 #include "import.h"
@@ -44,6 +49,11 @@ static const struct fw_cli_opt opts[] = {
 	  "covers are non-free under LicenseRef-fwdist-vouched\n"
 	  "(you vouch for them; without it they are refused),\n"
 	  "so that a tree you have can be checksummed and verified", NULL },
+	{ "release", 'r', false, "DATE",
+	  "the upstream release, YYYYMMDD (default: SRC's git tag\n"
+	  "when it is 8 digits, else the last 8-digit run of SRC's\n"
+	  "name), recorded in manifests/imported: the firmware\n"
+	  "packages' version is RELEASE+fwdistN", NULL },
 	{ "split-template", 'S', false, "FILE",
 	  "propose the split from FILE's manifests/packages\n"
 	  "lines: those whose package takes a blob (default:\n"
@@ -97,7 +107,7 @@ static const struct fw_cli_help help = {
 };
 
 struct opts {
-	const char *into, *map, *split_template;
+	const char *into, *map, *split_template, *release;
 	const char **dirs;
 	size_t ndirs, cap_dirs;
 	bool allow_missing, link, no_whence, debian_copyright, vouch, adopt, take_new_vendors;
@@ -116,6 +126,11 @@ static int option(void *ctx, int c, const char *arg)
 		return EXIT_OK;
 	case 'S':
 		o->split_template = arg;
+		return EXIT_OK;
+	case 'r':
+		if (!fw_release_valid(arg, strlen(arg)))
+			return fw_usage("import", "--release %s: not a release date YYYYMMDD", arg);
+		o->release = arg;
 		return EXIT_OK;
 	case 'a':
 		o->allow_missing = true;
@@ -149,6 +164,59 @@ static int option(void *ctx, int c, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* SRC's release from git, when SRC is a git checkout (SRC/.git exists) whose
+ * HEAD carries a tag of 8 digits: `git -C SRC describe --tags --exact-match`
+ * (its errors, such as no tag, are not ours to print). 0 with out set, or
+ * -ENOENT. */
+static int release_from_git(const char *src, char out[9])
+{
+	char *dotgit = fw_asprintf("%s/.git", src), buf[64];
+	char *const argv[] = { "git", "-C", (char *)src, "describe", "--tags", "--exact-match", NULL };
+	posix_spawn_file_actions_t fa;
+	struct stat st;
+	int p[2], status, r = -ENOENT;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (!dotgit || lstat(dotgit, &st) < 0) {
+		free(dotgit);
+		return -ENOENT;
+	}
+	free(dotgit);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "git", &fa, NULL, argv, environ) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(p[0]);
+		close(p[1]);
+		return -ENOENT;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	while (len < sizeof(buf) && (n = read(p[0], buf + len, sizeof(buf) - len)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		len += (size_t)n;
+	}
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && len == 9 && buf[8] == '\n' &&
+	    fw_release_valid(buf, 8)) {
+		memcpy(out, buf, 8);
+		out[8] = '\0';
+		r = 0;
+	}
+	return r;
+}
+
 static void section(const char *title, const struct fw_strv *s)
 {
 	if (!s->n)
@@ -166,7 +234,8 @@ int cmd_import(int argc, char **argv)
 	struct fw_import_opts io = { 0 };
 	struct fw_import_report rep;
 	struct fw_diag d = { 0 };
-	char *map = NULL;
+	char *map = NULL, release[9] = "";
+	const char *release_from = NULL;
 	int ret, r;
 
 	cli.max_args = 1;
@@ -194,6 +263,17 @@ int cmd_import(int argc, char **argv)
 		.debian_copyright = o.debian_copyright, .vouch = o.vouch, .adopt = o.adopt,
 		.split_template = o.split_template, .take_new_vendors = o.take_new_vendors,
 	};
+	/* The release: given, else the git tag, else the directory's name. */
+	if (o.release) {
+		io.release = o.release;
+		release_from = "--release";
+	} else if (release_from_git(io.src, release) == 0) {
+		io.release = release;
+		release_from = "its git tag";
+	} else if (fw_release_from_name(io.src, release) == 0) {
+		io.release = release;
+		release_from = "its directory name";
+	}
 	if (o.debian_copyright && o.split_template) {
 		ret = fw_usage("import", "--split-template and --debian-copyright each make the split: one of them");
 		goto out;
@@ -255,6 +335,11 @@ int cmd_import(int argc, char **argv)
 	section("not imported", &rep.dropped);
 	section("not in the split it had", &rep.uncovered);
 	section("notes", &rep.notes);
+	if (io.release)
+		printf("release: %s (from %s)\n", io.release, release_from);
+	else
+		printf("release: none found (no --release, no 8-digit git tag or name): the firmware "
+		       "packages keep debian/changelog's version (--release DATE records it)\n");
 	if (rep.had_old) {
 		printf("changes (%zu):\n", rep.changes.n);
 		for (size_t i = 0; i < rep.changes.n; i++)

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "import.h"
+#include "lines.h"
 #include "modmap.h"
 #include "util.h"
 
@@ -324,31 +326,199 @@ static void dep5_text(FILE *f, const char *s)
 	}
 }
 
-/* The file of /usr/share/common-licenses (base-files) holding the text of
- * an SPDX id, or NULL. */
-static const char *common_licence(const char *id)
+/* The licences /usr/share/common-licenses (base-files) holds: the SPDX id
+ * prefix, its file there, and its name as Debian's copyright files give it
+ * ("On Debian systems, the full text of NAME can be found in ..."). */
+static const struct common {
+	const char *prefix, *file, *name;
+} commons[] = {
+	{ "GPL-1.0", "GPL-1", "the GNU General Public License version 1" },
+	{ "GPL-2.0", "GPL-2", "the GNU General Public License version 2" },
+	{ "GPL-3.0", "GPL-3", "the GNU General Public License version 3" },
+	{ "LGPL-2.0", "LGPL-2", "the GNU Library General Public License version 2" },
+	{ "LGPL-2.1", "LGPL-2.1", "the GNU Lesser General Public License version 2.1" },
+	{ "LGPL-3.0", "LGPL-3", "the GNU Lesser General Public License version 3" },
+	{ "GFDL-1.2", "GFDL-1.2", "the GNU Free Documentation License version 1.2" },
+	{ "GFDL-1.3", "GFDL-1.3", "the GNU Free Documentation License version 1.3" },
+	{ "Apache-2.0", "Apache-2.0", "the Apache License version 2.0" },
+	{ "MPL-1.1", "MPL-1.1", "the Mozilla Public License version 1.1" },
+	{ "MPL-2.0", "MPL-2.0", "the Mozilla Public License version 2.0" },
+	{ "CC0-1.0", "CC0-1.0", "the Creative Commons CC0 1.0 Universal license" },
+	{ "Artistic-1.0", "Artistic", "the Artistic License" },
+};
+
+/* The common-licenses entry of an SPDX id, or NULL. */
+static const struct common *common_entry(const char *id)
 {
-	static const struct {
-		const char *prefix, *file;
-	} map[] = {
-		{ "GPL-1.0", "GPL-1" },     { "GPL-2.0", "GPL-2" },     { "GPL-3.0", "GPL-3" },
-		{ "LGPL-2.0", "LGPL-2" },   { "LGPL-2.1", "LGPL-2.1" }, { "LGPL-3.0", "LGPL-3" },
-		{ "GFDL-1.2", "GFDL-1.2" }, { "GFDL-1.3", "GFDL-1.3" }, { "Apache-2.0", "Apache-2.0" },
-		{ "MPL-1.1", "MPL-1.1" },   { "MPL-2.0", "MPL-2.0" },   { "CC0-1.0", "CC0-1.0" },
-		{ "Artistic-1.0", "Artistic" },
-	};
 	static const char *const suffix[] = { "", "-only", "-or-later", "+" };
 
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		size_t n = strlen(map[i].prefix);
+	for (size_t i = 0; i < sizeof(commons) / sizeof(commons[0]); i++) {
+		size_t n = strlen(commons[i].prefix);
 
-		if (strncmp(id, map[i].prefix, n) != 0)
+		if (strncmp(id, commons[i].prefix, n) != 0)
 			continue;
 		for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++)
 			if (strcmp(id + n, suffix[k]) == 0)
-				return map[i].file;
+				return &commons[i];
 	}
 	return NULL;
+}
+
+/* Debian's sentence for a licence in common-licenses (Policy 12.5: it is
+ * referred to there, never copied; lintian errs on a copied GPL or Apache
+ * licence). */
+static void common_ref(FILE *f, const struct common *c)
+{
+	fprintf(f, " On Debian systems, the full text of %s\n"
+		   " can be found in /usr/share/common-licenses/%s.\n", c->name, c->file);
+}
+
+/* Full texts of common licences that upstream licence files quote inside
+ * their own (cirrus's LICENSE quotes the whole Apache License after its
+ * notices): the title line, the version line that follows it (after blank
+ * lines), the line that ends the terms, and the common-licenses entry. */
+static const struct embedded {
+	const char *title, *version, *end, *prefix;
+} embeddeds[] = {
+	{ "Apache License", "Version 2.0, January 2004", "END OF TERMS AND CONDITIONS", "Apache-2.0" },
+	{ "GNU GENERAL PUBLIC LICENSE", "Version 2, June 1991", "END OF TERMS AND CONDITIONS",
+	  "GPL-2.0" },
+	{ "GNU GENERAL PUBLIC LICENSE", "Version 3, 29 June 2007", "END OF TERMS AND CONDITIONS",
+	  "GPL-3.0" },
+	{ "GNU LESSER GENERAL PUBLIC LICENSE", "Version 2.1, February 1999",
+	  "END OF TERMS AND CONDITIONS", "LGPL-2.1" },
+	{ "GNU LIBRARY GENERAL PUBLIC LICENSE", "Version 2, June 1991", "END OF TERMS AND CONDITIONS",
+	  "LGPL-2.0" },
+};
+
+/* s[0..n) without blanks at either end. */
+static void trim(const char **s, size_t *n)
+{
+	while (*n && (**s == ' ' || **s == '\t' || **s == '\r')) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
+		(*n)--;
+}
+
+static bool line_is(const char *l, size_t n, const char *want)
+{
+	trim(&l, &n);
+	return n == strlen(want) && memcmp(l, want, n) == 0;
+}
+
+static bool line_starts(const char *l, size_t n, const char *want)
+{
+	trim(&l, &n);
+	return n >= strlen(want) && memcmp(l, want, strlen(want)) == 0;
+}
+
+/* The next line of s from *at: its start, length; *at moves past it. */
+static bool next_line(const char *s, size_t *at, const char **l, size_t *n)
+{
+	const char *nl;
+
+	if (!s[*at])
+		return false;
+	*l = s + *at;
+	nl = strchr(*l, '\n');
+	*n = nl ? (size_t)(nl - *l) : strlen(*l);
+	*at += *n + (nl != NULL);
+	return true;
+}
+
+/* A licence text as debian/copyright gives it: a full common licence it
+ * quotes (embeddeds: from its title to the end of its terms, and GPL's
+ * "How to Apply These Terms" appendix up to its last line, which ends
+ * "instead of this License.") replaced by Debian's reference to
+ * common-licenses. A new string in *out (NULL: s as it is). 0 or -ENOMEM. */
+static int common_texts_referred(const char *s, char **out)
+{
+	char *buf = NULL;
+	size_t blen = 0, at = 0;
+	FILE *f;
+	const char *l;
+	size_t n;
+	bool any = false;
+
+	*out = NULL;
+	f = open_memstream(&buf, &blen);
+	if (!f)
+		return -ENOMEM;
+	while (next_line(s, &at, &l, &n)) {
+		const struct embedded *e = NULL;
+		size_t end = 0;
+
+		for (size_t k = 0; !e && k < sizeof(embeddeds) / sizeof(embeddeds[0]); k++) {
+			size_t a = at, vn = 0;
+			const char *v = "";
+
+			if (!line_is(l, n, embeddeds[k].title))
+				continue;
+			/* The version line, after blank lines only. */
+			while (next_line(s, &a, &v, &vn)) {
+				const char *tv = v;
+				size_t tn = vn;
+
+				trim(&tv, &tn);
+				if (tn)
+					break;
+			}
+			if (!line_starts(v, vn, embeddeds[k].version))
+				continue;
+			/* Then the end of the terms. */
+			while (next_line(s, &a, &v, &vn))
+				if (line_starts(v, vn, embeddeds[k].end)) {
+					e = &embeddeds[k];
+					end = a;
+					break;
+				}
+		}
+		if (!e) {
+			fwrite(l, 1, n, f);
+			fputc('\n', f);
+			continue;
+		}
+		/* GPL's appendix: "How to Apply These Terms ..." up to the
+		 * line that ends "instead of this License.", when it follows. */
+		if (strncmp(e->prefix, "Apache", 6) != 0) {
+			size_t a = end, vn = 0;
+			const char *v = "";
+			bool appendix = false;
+
+			while (next_line(s, &a, &v, &vn)) {
+				const char *tv = v;
+				size_t tn = vn;
+
+				trim(&tv, &tn);
+				if (!appendix && !tn)
+					continue;
+				if (!appendix && !line_starts(v, vn, "How to Apply These Terms"))
+					break;
+				appendix = true;
+				if (tn >= 24 && memcmp(tv + tn - 24, "instead of this License.", 24) == 0) {
+					end = a;
+					break;
+				}
+			}
+		}
+		fprintf(f, "[The %s text, quoted here in full upstream. On Debian systems,\n"
+			   "the full text of %s can be found in\n"
+			   "/usr/share/common-licenses/%s.]\n",
+			e->prefix, common_entry(e->prefix)->name, common_entry(e->prefix)->file);
+		at = end;
+		any = true;
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (any)
+		*out = buf;
+	else
+		free(buf);
+	return 0;
 }
 
 struct used_ctx {
@@ -512,11 +682,11 @@ static int head_refs(FILE *f, struct head_ids *hd, struct fw_diag *d)
 	int r = 0;
 
 	for (size_t k = 0; k < hd->n; k++) {
-		const char *common;
+		const struct common *common;
 
 		if (!hd->v[k])
 			continue;
-		common = common_licence(hd->v[k]);
+		common = common_entry(hd->v[k]);
 		if (!common) {
 			fw_diag_add(d, COPYRIGHT_IN, hd->line[k],
 				    "licence %s: no text in LICENSES/ and none in /usr/share/common-licenses; "
@@ -525,8 +695,8 @@ static int head_refs(FILE *f, struct head_ids *hd, struct fw_diag *d)
 			r = -EINVAL;
 			continue;
 		}
-		fprintf(f, "\nLicense: %s\n On Debian systems the full text is in"
-			   " /usr/share/common-licenses/%s.\n", hd->v[k], common);
+		fprintf(f, "\nLicense: %s\n", hd->v[k]);
+		common_ref(f, common);
 	}
 	head_ids_free(hd);
 	return r;
@@ -614,8 +784,8 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size
 	/* Every licence text of LICENSES/, as the policy lists them (sorted). */
 	for (size_t i = 0; i < t->policy.n; i++) {
 		const struct fw_text *x = &t->texts[i];
-		const char *common;
-		char *buf = NULL;
+		const struct common *common;
+		char *buf = NULL, *referred = NULL;
 		size_t len;
 		int rr;
 
@@ -644,14 +814,21 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size
 			continue;
 		}
 		fprintf(f, "\nLicense: %s\n", x->pol->id);
-		common = common_licence(x->pol->id);
-		if (common)
+		common = common_entry(x->pol->id);
+		if (common) {
 			/* Debian Policy 12.5: a licence in common-licenses is
 			 * referred to there, not copied (lintian errs otherwise). */
-			fprintf(f, " The full text is %s in the source package; on Debian\n"
-				   " systems it is /usr/share/common-licenses/%s.\n", x->path, common);
-		else
-			dep5_text(f, buf);
+			fprintf(f, " The full text is %s in the source package.\n .\n", x->path);
+			common_ref(f, common);
+		} else if (common_texts_referred(buf, &referred) < 0) {
+			free(buf);
+			head_ids_free(&hd);
+			free(used);
+			return -ENOMEM;
+		} else {
+			dep5_text(f, referred ? referred : buf);
+		}
+		free(referred);
 		free(buf);
 	}
 	if (head_refs(f, &hd, d) < 0)
@@ -965,4 +1142,70 @@ int fw_debian_check(const struct fw_tree *t, struct fw_diag *d)
 		free(have);
 	}
 	return 0;
+}
+
+/* ---- version ---- */
+
+int fw_debian_version(int rootfd, char **out, const char **from, struct fw_diag *d)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+	char *buf = NULL, release[9] = "";
+	unsigned revision = 1;
+	size_t len;
+	int r = fw_read_text(rootfd, FW_TREE_IMPORTED, &buf, &len);
+
+	*out = NULL;
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (r == 0) {
+		fw_lines_init(&it, buf, len);
+		while (fw_lines_next(&it, &ls, &le)) {
+			size_t n = (size_t)(le - ls);
+
+			if (n > 8 && memcmp(ls, "release ", 8) == 0) {
+				if (!fw_release_valid(ls + 8, n - 8)) {
+					fw_diag_add(d, FW_TREE_IMPORTED, it.line,
+						    "release: not a release date YYYYMMDD");
+					r = -EINVAL;
+					break;
+				}
+				memcpy(release, ls + 8, 8);
+			} else if (n > 9 && memcmp(ls, "revision ", 9) == 0) {
+				if (fw_revision_parse(ls + 9, n - 9, &revision) < 0) {
+					fw_diag_add(d, FW_TREE_IMPORTED, it.line,
+						    "revision: not a number from 1 to 9999");
+					r = -EINVAL;
+					break;
+				}
+			}
+		}
+		free(buf);
+		buf = NULL;
+		if (r < 0)
+			return r;
+		if (*release) {
+			*out = fw_asprintf("%s+fwdist%u", release, revision);
+			*from = FW_TREE_IMPORTED;
+			return *out ? 0 : -ENOMEM;
+		}
+	}
+	/* No release: the first line of debian/changelog, "SOURCE (VERSION) ...". */
+	r = fw_read_text(rootfd, FW_DEBIAN_CHANGELOG, &buf, &len);
+	if (r < 0)
+		return r;
+	{
+		const char *open_ = memchr(buf, '(', len), *nl = memchr(buf, '\n', len);
+		const char *close_ = open_ ? memchr(open_, ')', len - (size_t)(open_ - buf)) : NULL;
+
+		if (!open_ || !close_ || (nl && close_ > nl) || close_ == open_ + 1) {
+			fw_diag_add(d, FW_DEBIAN_CHANGELOG, 1, "no version: not SOURCE (VERSION) ...");
+			free(buf);
+			return -EINVAL;
+		}
+		*out = fw_strndup(open_ + 1, (size_t)(close_ - open_ - 1));
+		*from = FW_DEBIAN_CHANGELOG;
+	}
+	free(buf);
+	return *out ? 0 : -ENOMEM;
 }

@@ -70,6 +70,16 @@ char *fw_debian_metainfo_id(const char *pkg);
 int fw_debian_generate(const struct fw_tree *t, enum fw_debian_file which, char **buf,
 		       size_t *len, struct fw_diag *d);
 
+/* The version of the firmware packages and the metapackage built from the
+ * tree at rootfd: RELEASE+fwdistN when manifests/imported records the
+ * upstream release ("release YYYYMMDD", fwdist import), N its "revision N"
+ * line or 1; else debian/changelog's version (the tools package's, which
+ * it always keeps). *out is a new string; *from FW_TREE_IMPORTED or
+ * FW_DEBIAN_CHANGELOG. 0, -ENOENT (neither file), -EINVAL (finding in d),
+ * -ENOMEM or -errno. */
+#define FW_DEBIAN_CHANGELOG "debian/changelog"
+int fw_debian_version(int rootfd, char **out, const char **from, struct fw_diag *d);
+
 /* For fwdist check: each committed generated file of a tree that has its
  * .in must be exactly what fw_debian_generate gives; a finding otherwise.
  * 0 or -errno on a fatal error. */

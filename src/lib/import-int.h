@@ -62,6 +62,10 @@ struct into {
 	struct fw_strv entries;  /* DIR's top-level names */
 	struct fw_strv ours;     /* the names at DIR's top an import may replace */
 	bool fwdist_tree, marked, split_generated;
+	/* The previous import's release line ("" when none) and its revision
+	 * line (0 when none): a revision is kept while the release is. */
+	char release[9];
+	unsigned revision;
 };
 
 /* Why a licence group was refused, for the report's summary. */

@@ -106,7 +106,8 @@ static bool is_fwdist_tree(int dirfd)
 /* manifests/imported: what an import wrote at the top of DIR, so that the
  * next import replaces exactly that, and whether it generated the split
  * (regenerated next time) or kept the one the tree had (kept again). */
-static int read_import_mark(int dirfd, struct fw_strv *parts, bool *split_generated)
+static int read_import_mark(int dirfd, struct fw_strv *parts, bool *split_generated,
+			    char release[9], unsigned *revision)
 {
 	struct fw_lines it;
 	const char *ls, *le;
@@ -140,6 +141,14 @@ static int read_import_mark(int dirfd, struct fw_strv *parts, bool *split_genera
 			}
 		} else if (n == 15 && memcmp(ls, "split generated", 15) == 0) {
 			*split_generated = true;
+		} else if (n == 16 && memcmp(ls, "release ", 8) == 0 && fw_release_valid(ls + 8, 8)) {
+			memcpy(release, ls + 8, 8);
+			release[8] = '\0';
+		} else if (n > 9 && memcmp(ls, "revision ", 9) == 0) {
+			unsigned v;
+
+			if (fw_revision_parse(ls + 9, n - 9, &v) == 0)
+				*revision = v;
 		}
 	}
 	free(buf);
@@ -161,6 +170,20 @@ int imp_write_import_mark(struct imp *im, char **parts, size_t n)
 		r = imp_add_line(&buf, &len, &cap, why, strlen(why));
 	if (r == 0)
 		r = imp_add_line(&buf, &len, &cap, split, strlen(split));
+	/* The upstream release (fwdist debian version: the firmware packages'
+	 * version), and the packager's revision of it, kept while the release
+	 * stays: a re-import of the same release is no new release. */
+	if (r == 0 && im->o->release && *im->o->release) {
+		char *l = fw_asprintf("release %s", im->o->release);
+
+		r = l ? imp_add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
+		free(l);
+		if (r == 0 && im->in.revision && strcmp(im->in.release, im->o->release) == 0) {
+			l = fw_asprintf("revision %u", im->in.revision);
+			r = l ? imp_add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
+			free(l);
+		}
+	}
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		char *l = fw_asprintf("part %s", parts[i]);
 
@@ -215,13 +238,15 @@ int imp_look_at_into(struct imp *im, struct into *in)
 		return 0;
 	}
 	in->fwdist_tree = is_fwdist_tree(in->fd);
-	r = read_import_mark(in->fd, &in->ours, &in->split_generated);
+	r = read_import_mark(in->fd, &in->ours, &in->split_generated, in->release, &in->revision);
 	if (r == -ENOMEM)
 		return r;
 	in->marked = r == 0 && in->fwdist_tree;
 	if (!in->marked) {
 		fw_strv_free(&in->ours);
 		in->split_generated = false;
+		in->release[0] = '\0';
+		in->revision = 0;
 		for (size_t i = 0; in->fwdist_tree && i < FW_ARRAY_SIZE(tree_parts); i++)
 			if (imp_strv_take(&in->ours, strdup(tree_parts[i])) < 0)
 				return -ENOMEM;
@@ -619,5 +644,62 @@ int imp_open_into(struct imp *im, char **into)
 		fw_diag_add(im->d, im->o->into, 0, "cannot use as the destination: %s", strerror(-r));
 		return r;
 	}
+	return 0;
+}
+
+bool fw_release_valid(const char *s, size_t n)
+{
+	unsigned month, day;
+
+	if (n != 8)
+		return false;
+	for (size_t i = 0; i < 8; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	month = (unsigned)(s[4] - '0') * 10 + (unsigned)(s[5] - '0');
+	day = (unsigned)(s[6] - '0') * 10 + (unsigned)(s[7] - '0');
+	return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+int fw_release_from_name(const char *path, char out[9])
+{
+	const char *end = path + strlen(path), *start, *found = NULL;
+
+	/* The last component, trailing slashes ignored. */
+	while (end > path && end[-1] == '/')
+		end--;
+	start = end;
+	while (start > path && start[-1] != '/')
+		start--;
+	/* Runs of digits, left to right; the last 8-digit one wins (a
+	 * firmware-nonfree_20250410.orig, a linux-firmware-20230210). */
+	for (const char *p = start; p < end;) {
+		const char *q = p;
+
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q > p && fw_release_valid(p, (size_t)(q - p)))
+			found = p;
+		p = q > p ? q : p + 1;
+	}
+	if (!found)
+		return -ENOENT;
+	memcpy(out, found, 8);
+	out[8] = '\0';
+	return 0;
+}
+
+int fw_revision_parse(const char *s, size_t n, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (n == 0 || n > 4 || s[0] == '0')
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	*out = v;
 	return 0;
 }

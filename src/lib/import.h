@@ -53,6 +53,9 @@ struct fw_import_opts {
 	/* The split is proposed from this template (manifests/packages lines;
 	 * NULL: DIR's FW_SPLIT_TEMPLATE at the first import into a checkout). */
 	const char *split_template;
+	/* The upstream release, YYYYMMDD (fw_release_valid), or NULL: recorded
+	 * as "release YYYYMMDD" in manifests/imported. */
+	const char *release;
 	/* The blobs' copies, counted as they go (progress.h), or NULL. */
 	struct fw_progress *progress;
 };
@@ -83,6 +86,15 @@ struct fw_import_report {
 	bool written;
 };
 void fw_import_report_free(struct fw_import_report *r);
+
+/* Whether s[0..n) is a release: 8 digits YYYYMMDD, a month 01-12 and a
+ * day 01-31 (linux-firmware tags its releases so). */
+bool fw_release_valid(const char *s, size_t n);
+/* The release in a directory name: the last run of exactly 8 digits of
+ * path's last component that is a release, into out. 0, or -ENOENT. */
+int fw_release_from_name(const char *path, char out[9]);
+/* A "revision N" line's N: 1 to 9999, no sign, no leading 0. 0 or -EINVAL. */
+int fw_revision_parse(const char *s, size_t n, unsigned *out);
 
 /* Import o->src into o->into. The tree is built under a temporary name
  * beside DIR, checked, and renamed into place: a failure or an interrupt
