@@ -70,8 +70,8 @@ struct problem {
 struct report {
 	const struct fw_tree *t;
 	bool partial; /* --package or --select: only the licences used */
-	struct problem *probs, *duals;
-	size_t nprobs, nrefused, ndual;
+	struct problem *probs, *duals, *prefs;
+	size_t nprobs, nrefused, ndual, npref;
 	unsigned *counts; /* per policy entry */
 	struct cat_count cc[FW_ARRAY_SIZE(cats)];
 };
@@ -82,8 +82,11 @@ static void report_free(struct report *r)
 		free(r->probs[i].text);
 	for (size_t i = 0; i < r->ndual; i++)
 		free(r->duals[i].text);
+	for (size_t i = 0; i < r->npref; i++)
+		free(r->prefs[i].text);
 	free(r->probs);
 	free(r->duals);
+	free(r->prefs);
 	free(r->counts);
 }
 
@@ -94,7 +97,9 @@ static int collect(struct report *r, const struct fw_tree *t, const struct fw_se
 	r->counts = calloc(t->policy.n + 1, sizeof(*r->counts));
 	r->probs = calloc(t->nblobs + 1, sizeof(*r->probs));
 	r->duals = calloc(t->nblobs + 1, sizeof(*r->duals));
-	if (!r->counts || !r->probs || !r->duals || fw_tree_licence_counts(t, sel, r->counts) < 0)
+	r->prefs = calloc(t->nblobs + 1, sizeof(*r->prefs));
+	if (!r->counts || !r->probs || !r->duals || !r->prefs ||
+	    fw_tree_licence_counts(t, sel, r->counts) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nblobs; i++) {
 		const struct fw_blob *b = &t->blobs[i];
@@ -105,6 +110,14 @@ static int collect(struct report *r, const struct fw_tree *t, const struct fw_se
 		for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 			if (b->cat == cats[k])
 				r->cc[k].blobs++, r->cc[k].bytes += blob_bytes(b);
+		/* Its own preferred form by manifests/preferred-form: the
+		 * reason that line gives. */
+		if (b->preferred) {
+			text = strdup(b->preferred);
+			if (!text)
+				return -ENOMEM;
+			r->prefs[r->npref++] = (struct problem){ b, text, false };
+		}
 		if (!b->findings) {
 			/* A blob that cannot ship, though nothing is wrong:
 			 * refused, with the verdict's cause; a dual licence
@@ -169,6 +182,16 @@ static int print_json(const struct report *r)
 		fw_json_str(stdout, p->text);
 		printf("}");
 	}
+	printf("],\"preferred_form\":[");
+	for (size_t i = 0; i < r->npref; i++) {
+		const struct problem *p = &r->prefs[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		fw_json_str(stdout, p->b->e->name);
+		printf(",\"line\":%u,\"reason\":", p->b->e->line);
+		fw_json_str(stdout, p->text);
+		printf("}");
+	}
 	printf("],\"categories\":[");
 	for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 		printf("%s{\"category\":\"%s\",\"blobs\":%u,\"bytes\":%llu}", k ? "," : "",
@@ -221,6 +244,8 @@ static void print_text(const struct report *r)
 	print_list(r, "Problems", r->probs, r->nprobs, r->nprobs - r->nrefused, false);
 	print_list(r, "Refused", r->probs, r->nprobs, r->nrefused, true);
 	print_list(r, "Dual-licensed, shipped under one branch", r->duals, r->ndual, r->ndual, false);
+	print_list(r, "Its own preferred form (manifests/preferred-form)", r->prefs, r->npref,
+		   r->npref, false);
 	printf("%-36s %6s %12s\n", "Category", "Blobs", "Bytes");
 	for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 		printf("%-36s %6u %12llu\n", fw_category_name(cats[k]), r->cc[k].blobs,

@@ -795,6 +795,17 @@ static int import_stage(struct imp *im)
 		free(buf);
 		buf = NULL;
 	}
+	/* The blobs the tree declares their own preferred form: kept, and
+	 * judged so by the stage's model (their verdict decides the copy). */
+	if (r == 0 && im->o->preferred_path) {
+		r = fw_read_text(AT_FDCWD, im->o->preferred_path, &buf, &len);
+		if (r == 0)
+			r = fw_write_atomic(im->stagefd, FW_TREE_PREFERRED, buf, len, 0644);
+		else if (r == -ENOENT)
+			r = 0;
+		free(buf);
+		buf = NULL;
+	}
 	/* Write WHENCE, look at it through the model, drop what it rejects
 	 * (bad links, second listings), until nothing more drops: each round
 	 * drops at least one entry, so this ends. */
@@ -1071,6 +1082,9 @@ static void import_free(struct imp *im)
 	for (size_t i = 0; i < im->nids; i++) {
 		free(im->ids[i].id);
 		free(im->ids[i].text);
+		free(im->ids[i].found);
+		free(im->ids[i].bad);
+		free(im->ids[i].named_as);
 	}
 	free(im->ids);
 	free(im->wbuf);

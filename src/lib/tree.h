@@ -22,6 +22,9 @@
 #define FW_TREE_TEXT_SUMS "manifests/licence-checksums"
 #define FW_TREE_POLICY "manifests/licenses"
 #define FW_TREE_SPLIT "manifests/packages"
+/* Blobs that are their own preferred form for modification: GLOB<TAB>REASON. */
+#define FW_TREE_PREFERRED "manifests/preferred-form"
+#define FW_PREFERRED_HEADER "# fwdist preferred form 1"
 /* What an import wrote at the top of the tree (the next one replaces that). */
 #define FW_TREE_IMPORTED "manifests/imported"
 #define FW_IMPORTED_HEADER "# fwdist import 1"
@@ -104,7 +107,9 @@ struct fw_blob {
 					      * present in the tree (not blobs, not only
 					      * a directory of blobs) */
 	bool self_source;                    /* no such source, but the blob is text:
-					      * its own preferred form (fw_blob_is_text) */
+					      * its own preferred form (fw_blob_is_text),
+					      * or manifests/preferred-form says so */
+	const char *preferred;               /* that line's reason, or NULL */
 	bool free_with_source;               /* its licence makes it free with source */
 	char *branch;                        /* a dual licence (A OR B): the operand it
 					      * ships under, else NULL */
@@ -192,6 +197,9 @@ struct fw_tree {
 	struct fw_policy policy;
 	struct fw_split split;
 	bool have_sums, have_text_sums, have_policy, have_split;
+	char *prefbuf;            /* manifests/preferred-form, its lines cut in place */
+	const char **pref_globs, **pref_reasons;
+	size_t npref;
 	struct fw_blob *blobs;
 	size_t nblobs;
 	struct fw_link *links;
