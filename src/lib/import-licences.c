@@ -345,7 +345,8 @@ static int named_files(struct imp *im, struct group *gr, const struct fw_whence_
 }
 
 /* Where a group has an SPDX line, it decides; its wording, classified by
- * the map, is a cross-check: a disagreement is said, not settled. */
+ * the map, is a cross-check: a disagreement is said, not settled (the
+ * files the wording names ship all the same, named_files). */
 static int cross_check(struct imp *im, const struct group *gr, const struct fw_whence_licence *l)
 {
 	const struct fw_licmap_entry *e;
@@ -369,10 +370,12 @@ static int cross_check(struct imp *im, const struct group *gr, const struct fw_w
 				return 0;
 		}
 	}
-	return imp_strv_take(&im->rep->notes,
-			     fw_asprintf("WHENCE:%u: the SPDX line says %s, the Licence: wording %s "
-					 "(%s:%u): the SPDX line decides",
-					 l->spdx_line, gr->expr, e->expr, im->map.path, e->line));
+	r = imp_strv_take(&im->rep->notes,
+			  fw_asprintf("WHENCE:%u: the SPDX line says %s, the Licence: wording %s "
+				      "(%s:%u): the SPDX line decides, the files the wording "
+				      "names ship too; settle it upstream or in the map",
+				      l->spdx_line, gr->expr, e->expr, im->map.path, e->line));
+	return r;
 }
 
 /* Classify every licence group: its own SPDX line, else the wording, else
@@ -431,7 +434,7 @@ int imp_classify(struct imp *im)
 			}
 			free(norm);
 			r = cross_check(im, gr, l);
-			if (r == 0)
+			if (r >= 0)
 				r = named_files(im, gr, l);
 			if (r < 0)
 				return r;
