@@ -69,7 +69,6 @@ enum imp_refusal {
 	IMP_REFUSED_NOT,        /* not refused */
 	IMP_REFUSED_UNKNOWN,    /* the map does not classify it (or it does not parse) */
 	IMP_REFUSED_NO_LICENCE, /* no licence line at all */
-	IMP_REFUSED_NAMED_FILE, /* its wording names a licence file that was not found */
 	IMP_REFUSED_NO_TEXT,    /* an id of its expression has no text */
 };
 
@@ -82,9 +81,6 @@ struct group {                 /* one licence group of upstream's WHENCE */
 	const char *why;       /* refused: why (static) */
 	enum imp_refusal cause; /* refused: why, for the summary */
 	const char *inline_id; /* an id classified by this wording (text: key) */
-	char *named;           /* the file its wording names ("See LICENCE.foo") */
-	char *named_text;      /* that file's text, written at the same name */
-	size_t named_len;
 };
 
 struct idinfo {                /* one licence id the import uses */

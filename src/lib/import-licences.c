@@ -66,33 +66,20 @@ static int each_id(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
-/* The file an inline wording points at ("See LICENCE.foo for details."). */
+/* The first file an inline wording points at ("See LICENCE.foo for
+ * details."), or NULL: fw_licmap_wording_files, as check reads it. */
 char *imp_wording_file(const char *s)
 {
-	static const char *const starts[] = { "LICENCE", "LICENSE", "COPYING", "GPL-", "LGPL-" };
+	char **files, *first;
+	size_t n;
 
-	for (const char *p = s; (p = strcasestr(p, "see ")); p += 4) {
-		const char *q = p + 4, *e;
-		char *tok;
-
-		if (p > s && p[-1] != ' ' && p[-1] != '(' && p[-1] != '.' && p[-1] != ',')
-			continue;
-		while (*q == ' ' || *q == '(' || *q == '`' || *q == '"' || *q == '\'')
-			q++;
-		for (e = q; *e && *e != ' ' && *e != '`' && *e != '"' && *e != '\''; e++)
-			;
-		while (e > q && strchr(".,;:)", e[-1]))
-			e--;
-		tok = fw_strndup(q, (size_t)(e - q));
-		if (!tok)
-			return NULL;
-		for (size_t i = 0; i < FW_ARRAY_SIZE(starts); i++)
-			if (strncmp(tok, starts[i], strlen(starts[i])) == 0 ||
-			    (strchr(tok, '/') && !strstr(tok, "://")))
-				return tok;
-		free(tok);
-	}
-	return NULL;
+	if (fw_licmap_wording_files(s, &files, &n) < 0 || !n)
+		return NULL;
+	first = files[0];
+	for (size_t k = 1; k < n; k++)
+		free(files[k]);
+	free(files);
+	return first;
 }
 
 /* Further SPDX lines of the group whose first is at line ln (upstream's

@@ -155,11 +155,6 @@ static struct bucket *refused_group(struct imp *im, struct buckets *bs, int cfd,
 	l = &im->w.licences[ue->licence - 1];
 	line = l->spdx_line ? l->spdx_line : l->text_line;
 	switch (gr->cause) {
-	case IMP_REFUSED_NAMED_FILE: {
-		struct fw_strv nm = { .v = (char *[]){ gr->named }, .n = 1 };
-
-		return bucket(bs, C_NO_TEXT, strdup(gr->named), text_step(cfd, gr->named, &nm));
-	}
 	case IMP_REFUSED_NO_TEXT: {
 		struct first_missing c = { .im = im };
 		struct fw_strv nm = { 0 };

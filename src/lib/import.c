@@ -1075,8 +1075,6 @@ static void import_free(struct imp *im)
 	for (size_t g = 0; im->groups && g < im->w.nlicences; g++) {
 		free(im->groups[g].expr);
 		free(im->groups[g].wording);
-		free(im->groups[g].named);
-		free(im->groups[g].named_text);
 	}
 	free(im->groups);
 	for (size_t i = 0; i < im->nids; i++) {
