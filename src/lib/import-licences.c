@@ -274,9 +274,9 @@ static int named_files(struct imp *im, struct group *gr, const struct fw_whence_
 		const struct fw_licmap_entry *e = key ? fw_licmap_find(&im->map, key) : NULL;
 		struct named_ctx c = { .im = im, .gr = gr, .l = l, .file = files[k] };
 
-		free(key);
 		if (r == 0 && !key)
 			r = -ENOMEM;
+		free(key);
 		if (r == 0 && !e && !gr->refused) {
 			gr->refused = true;
 			gr->why = "its wording names a licence file the licence map has no file: line for";
