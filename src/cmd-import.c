@@ -83,7 +83,10 @@ static const struct fw_cli_help help = {
 		"layout into DIR, so that 'fwdist check' passes there. Every licence is\n"
 		"classified through the licence map (by default manifests/licence-map of the\n"
 		"tree, -C); what the map does not know is reported and its blobs refused,\n"
-		"never guessed. The tree is built beside DIR and renamed into place; a tree\n"
+		"never guessed. Every licence text goes to LICENSES/<id>.txt, in UTF-8 (an\n"
+		"ISO-8859-1 one converted), each file a wording names (\"See A and B\") with\n"
+		"the blobs; manifests/preferred-form beside the map (blobs that are their own\n"
+		"preferred form) is kept. The tree is built beside DIR and renamed into place; a tree\n"
 		"already at DIR is replaced, and what changed is reported block by block.\n"
 		"Only what an import wrote, or the parts of an fwdist tree (WHENCE,\n"
 		"firmware/, manifests/, LICENSES/), is replaced: in a checkout of the\n"
@@ -234,7 +237,7 @@ int cmd_import(int argc, char **argv)
 	struct fw_import_opts io = { 0 };
 	struct fw_import_report rep;
 	struct fw_diag d = { 0 };
-	char *map = NULL, release[9] = "";
+	char *map = NULL, *pref = NULL, release[9] = "";
 	const char *release_from = NULL;
 	int ret, r;
 
@@ -256,8 +259,21 @@ int cmd_import(int argc, char **argv)
 		ret = EXIT_FINDING;
 		goto out;
 	}
+	/* The preferred-form manifest beside the map: the tree's, or the one
+	 * that goes with --map FILE. */
+	{
+		const char *sl = strrchr(map, '/');
+
+		pref = sl ? fw_asprintf("%.*s/preferred-form", (int)(sl - map), map) :
+			    strdup("preferred-form");
+		if (!pref) {
+			fw_err("out of memory");
+			ret = EXIT_FINDING;
+			goto out;
+		}
+	}
 	io = (struct fw_import_opts){
-		.src = cli.args[0], .into = o.into, .map_path = map,
+		.src = cli.args[0], .into = o.into, .map_path = map, .preferred_path = pref,
 		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
 		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
 		.debian_copyright = o.debian_copyright, .vouch = o.vouch, .adopt = o.adopt,
@@ -355,16 +371,17 @@ int cmd_import(int argc, char **argv)
 	       rep.blocks, rep.files, rep.copied - rep.linked, rep.linked,
 	       (unsigned long long)rep.bytes, rep.sources, rep.links);
 	printf("import: %u free, %u non-free, %u undistributable, %u unknown; %zu missing, "
-	       "%zu unlisted, %zu unknown licences, %zu licence texts missing\n",
+	       "%zu unlisted, %zu unknown licence%s, %zu licence text%s missing\n",
 	       rep.cat[FW_CAT_FREE], rep.cat[FW_CAT_NONFREE], rep.cat[FW_CAT_UNDISTRIBUTABLE],
 	       rep.cat[FW_CAT_UNKNOWN], rep.missing.n, rep.unlisted.n, rep.unknown.n,
-	       rep.no_text.n);
+	       rep.unknown.n == 1 ? "" : "s", rep.no_text.n, rep.no_text.n == 1 ? "" : "s");
 	/* Written, but not all of SRC: the lists above say what is left out. */
 	ret = rep.unknown.n || rep.no_text.n || rep.dropped.n || rep.missing.n ? EXIT_FINDING :
 										 EXIT_OK;
 	fw_import_report_free(&rep);
 out:
 	free(map);
+	free(pref);
 	free(o.dirs);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

@@ -74,8 +74,8 @@ struct problem {
 struct report {
 	const struct fw_tree *t;
 	bool partial; /* --package or --select: only the licences used */
-	struct problem *probs, *duals, *frees;
-	size_t nprobs, nrefused, ndual, nfree;
+	struct problem *probs, *duals, *frees, *prefs;
+	size_t nprobs, nrefused, ndual, nfree, npref;
 	enum fw_freeness *how; /* per frees entry */
 	unsigned *counts; /* per policy entry */
 	struct cat_count cc[FW_ARRAY_SIZE(cats)];
@@ -91,8 +91,11 @@ static void report_free(struct report *r)
 		free(r->frees[i].text);
 	free(r->frees);
 	free(r->how);
+	for (size_t i = 0; i < r->npref; i++)
+		free(r->prefs[i].text);
 	free(r->probs);
 	free(r->duals);
+	free(r->prefs);
 	free(r->counts);
 }
 
@@ -105,7 +108,9 @@ static int collect(struct report *r, const struct fw_tree *t, const struct fw_se
 	r->duals = calloc(t->nblobs + 1, sizeof(*r->duals));
 	r->frees = calloc(t->nblobs + 1, sizeof(*r->frees));
 	r->how = calloc(t->nblobs + 1, sizeof(*r->how));
-	if (!r->counts || !r->probs || !r->duals || !r->frees || !r->how || fw_tree_licence_counts(t, sel, r->counts) < 0)
+	r->prefs = calloc(t->nblobs + 1, sizeof(*r->prefs));
+	if (!r->counts || !r->probs || !r->duals || !r->frees || !r->how || !r->prefs ||
+	    fw_tree_licence_counts(t, sel, r->counts) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nblobs; i++) {
 		const struct fw_blob *b = &t->blobs[i];
@@ -123,6 +128,14 @@ static int collect(struct report *r, const struct fw_tree *t, const struct fw_se
 			if (!text)
 				return -ENOMEM;
 			r->frees[r->nfree++] = (struct problem){ b, text, false };
+		}
+		/* Its own preferred form by manifests/preferred-form: the
+		 * reason that line gives. */
+		if (b->preferred) {
+			text = strdup(b->preferred);
+			if (!text)
+				return -ENOMEM;
+			r->prefs[r->npref++] = (struct problem){ b, text, false };
 		}
 		if (!b->findings) {
 			/* A blob that cannot ship, though nothing is wrong:
@@ -203,7 +216,17 @@ static int print_json(const struct report *r)
 		}
 		printf("]");
 	}
-	printf(",\"categories\":[");
+	printf(",\"preferred_form\":[");
+	for (size_t i = 0; i < r->npref; i++) {
+		const struct problem *p = &r->prefs[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		fw_json_str(stdout, p->b->e->name);
+		printf(",\"line\":%u,\"reason\":", p->b->e->line);
+		fw_json_str(stdout, p->text);
+		printf("}");
+	}
+	printf("],\"categories\":[");
 	for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 		printf("%s{\"category\":\"%s\",\"blobs\":%u,\"bytes\":%llu}", k ? "," : "",
 		       fw_category_name(cats[k]), r->cc[k].blobs, r->cc[k].bytes);
@@ -256,6 +279,8 @@ static void print_text(const struct report *r)
 	print_list(r, "Refused", r->probs, r->nprobs, r->nrefused, true);
 	print_list(r, "Dual-licensed, shipped under one branch", r->duals, r->ndual, r->ndual, false);
 	print_list(r, "Free, and how it was established", r->frees, r->nfree, r->nfree, false);
+	print_list(r, "Its own preferred form (manifests/preferred-form)", r->prefs, r->npref,
+		   r->npref, false);
 	printf("%-36s %6s %12s\n", "Category", "Blobs", "Bytes");
 	for (size_t k = 0; k < FW_ARRAY_SIZE(cats); k++)
 		printf("%-36s %6u %12llu\n", fw_category_name(cats[k]), r->cc[k].blobs,

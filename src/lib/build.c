@@ -1015,6 +1015,9 @@ char *fw_blob_freeness(const struct fw_tree *t, const struct fw_blob *b, enum fw
 
 	if (!b->has_source && b->self_source) {
 		*f = FW_FREE_OWN_FORM;
+		if (b->preferred)
+			return fw_asprintf("its own preferred form (manifests/preferred-form: %s), "
+					   "no build needed", b->preferred);
 		return strdup("its own preferred form (text), no build needed");
 	}
 	if (v && v->v == FW_BV_IDENTICAL && current) {

@@ -772,6 +772,16 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size
 			fprintf(f, ", Driver: %s", b->driver);
 		if (l->text && field_ok(l->text))
 			fprintf(f, "\n Licence: %s", l->text);
+		/* A blob manifests/preferred-form declares its own preferred
+		 * form: the reason it ships without a separate source. */
+		for (size_t i = 0; i < n; i++) {
+			const struct fw_blob *bl = v[i]->blob;
+
+			if (bl->e->licence == li + 1 && bl->preferred && field_ok(bl->preferred) &&
+			    field_ok(bl->e->name))
+				fprintf(f, "\n %s is its own preferred form for modification: %s",
+					bl->e->name, bl->preferred);
+		}
 		fputc('\n', f);
 	}
 	free(v);

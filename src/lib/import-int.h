@@ -73,7 +73,6 @@ enum imp_refusal {
 	IMP_REFUSED_NOT,        /* not refused */
 	IMP_REFUSED_UNKNOWN,    /* the map does not classify it (or it does not parse) */
 	IMP_REFUSED_NO_LICENCE, /* no licence line at all */
-	IMP_REFUSED_NAMED_FILE, /* its wording names a licence file that was not found */
 	IMP_REFUSED_NO_TEXT,    /* an id of its expression has no text */
 };
 
@@ -86,9 +85,6 @@ struct group {                 /* one licence group of upstream's WHENCE */
 	const char *why;       /* refused: why (static) */
 	enum imp_refusal cause; /* refused: why, for the summary */
 	const char *inline_id; /* an id classified by this wording (text: key) */
-	char *named;           /* the file its wording names ("See LICENCE.foo") */
-	char *named_text;      /* that file's text, written at the same name */
-	size_t named_len;
 };
 
 struct idinfo {                /* one licence id the import uses */
@@ -98,6 +94,11 @@ struct idinfo {                /* one licence id the import uses */
 	size_t len;
 	bool used;
 	bool wanted;           /* without a text, by a group that has entries left */
+	bool latin1;           /* its text was ISO-8859-1, converted to UTF-8 */
+	uint8_t orig[FW_SHA256_LEN]; /* latin1: the SHA-256 of the text as upstream has it */
+	char *found;           /* the file its text was read from (SRC's, or a --licence-dir's) */
+	char *bad;             /* a file found for it that is neither UTF-8 nor ISO-8859-1 text */
+	char *named_as;        /* the file a wording names for it ("See LICENCE.foo"), or NULL */
 };
 
 struct job {                   /* one file to copy */
@@ -240,7 +241,8 @@ int imp_notext_id(void *ctx, const char *id, size_t len);
 /* The file an inline wording points at ("See LICENCE.foo"), or NULL. */
 char *imp_wording_file(const char *s);
 /* A licence text at dirfd/name (never out of dirfd): LF line ends. */
-int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf);
+int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf,
+		     bool *latin1, uint8_t *orig);
 /* manifests/licenses and LICENSES/ of the stage. */
 int imp_write_policy(struct imp *im);
 int imp_write_texts(struct imp *im);

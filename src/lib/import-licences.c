@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "licmap.h"
 #include "import-int.h"
 #include "manifest.h"
 #include "util.h"
@@ -65,33 +66,20 @@ static int each_id(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
-/* The file an inline wording points at ("See LICENCE.foo for details."). */
+/* The first file an inline wording points at ("See LICENCE.foo for
+ * details."), or NULL: fw_licmap_wording_files, as check reads it. */
 char *imp_wording_file(const char *s)
 {
-	static const char *const starts[] = { "LICENCE", "LICENSE", "COPYING", "GPL-", "LGPL-" };
+	char **files, *first;
+	size_t n;
 
-	for (const char *p = s; (p = strcasestr(p, "see ")); p += 4) {
-		const char *q = p + 4, *e;
-		char *tok;
-
-		if (p > s && p[-1] != ' ' && p[-1] != '(' && p[-1] != '.' && p[-1] != ',')
-			continue;
-		while (*q == ' ' || *q == '(' || *q == '`' || *q == '"' || *q == '\'')
-			q++;
-		for (e = q; *e && *e != ' ' && *e != '`' && *e != '"' && *e != '\''; e++)
-			;
-		while (e > q && strchr(".,;:)", e[-1]))
-			e--;
-		tok = fw_strndup(q, (size_t)(e - q));
-		if (!tok)
-			return NULL;
-		for (size_t i = 0; i < FW_ARRAY_SIZE(starts); i++)
-			if (strncmp(tok, starts[i], strlen(starts[i])) == 0 ||
-			    (strchr(tok, '/') && !strstr(tok, "://")))
-				return tok;
-		free(tok);
-	}
-	return NULL;
+	if (fw_licmap_wording_files(s, &files, &n) < 0 || !n)
+		return NULL;
+	first = files[0];
+	for (size_t k = 1; k < n; k++)
+		free(files[k]);
+	free(files);
+	return first;
 }
 
 /* Further SPDX lines of the group whose first is at line ln (upstream's
@@ -156,6 +144,227 @@ static int group_wording(struct imp *im, const struct fw_whence_licence *l, stru
 	return gr->wording ? 0 : -ENOMEM;
 }
 
+/* The map's entry for a group's wording: its text: key, else the
+ * SHA-256 of it (hex into hex), else the file: key of the file it names
+ * ("See LICENCE.foo"). *inline_hit: by the wording itself. */
+static int wording_entry(struct imp *im, const struct group *gr, char *hex,
+			 const struct fw_licmap_entry **out, bool *inline_hit)
+{
+	char *key = fw_asprintf("text:%s", gr->wording), *file = NULL;
+	const struct fw_licmap_entry *e;
+	uint8_t dig[FW_SHA256_LEN];
+	struct fw_sha256 h;
+	int r;
+
+	if (!key)
+		return -ENOMEM;
+	e = fw_licmap_find(&im->map, key);
+	free(key);
+	/* Long wordings are keyed by their digest (the map then holds no
+	 * third-party text, and still matches exactly). */
+	r = fw_sha256_init(&h);
+	if (r == 0)
+		r = fw_sha256_update(&h, gr->wording, strlen(gr->wording));
+	if (r == 0)
+		r = fw_sha256_final(&h, dig);
+	fw_sha256_free(&h);
+	if (r < 0)
+		return r;
+	fw_sha256_hex(dig, hex);
+	if (!e) {
+		key = fw_asprintf("sha256:%s", hex);
+		if (!key)
+			return -ENOMEM;
+		e = fw_licmap_find(&im->map, key);
+		free(key);
+	}
+	*inline_hit = e != NULL;
+	if (!e && (file = imp_wording_file(gr->wording))) {
+		key = fw_asprintf("file:%s", file);
+		e = key ? fw_licmap_find(&im->map, key) : NULL;
+		free(key);
+	}
+	free(file);
+	*out = e;
+	return 0;
+}
+
+struct has_id {
+	const char *id;
+	bool found;
+};
+
+static bool same_text(const char *a, const char *b);
+
+static int covers(void *ctx, const char *id, size_t len)
+{
+	struct has_id *c = ctx;
+	char buf[256];
+
+	if (len < sizeof(buf)) {
+		memcpy(buf, id, len);
+		buf[len] = '\0';
+		if (same_text(buf, c->id))
+			c->found = true;
+	}
+	return 0;
+}
+
+struct named_ctx {
+	struct imp *im;
+	struct group *gr;
+	const struct fw_whence_licence *l;
+	const char *file;
+	int changed;
+};
+
+/* An id of the map's expression for a file the wording names: kept when
+ * the group's expression has it (or its text: GPL-2.0-only for
+ * GPL-2.0-or-later), added with AND when it is a text of its own (a
+ * LicenseRef: a vendor's notice shipped with the licence); a standard
+ * licence the group's does not name ("GPLv2 or later. See GPL-2 and
+ * GPL-3") is the wording's reading aid, not a term of its own. */
+static int named_id(void *ctx, const char *id, size_t len)
+{
+	struct named_ctx *c = ctx;
+	struct has_id h = { 0 };
+	char *idz = fw_strndup(id, len), *x;
+
+	if (!idz)
+		return -ENOMEM;
+	h.id = idz;
+	fw_spdx_eval(NULL, c->gr->expr, &(enum fw_category){ 0 }, covers, &h, &(const char *){ NULL });
+	if (h.found || strncmp(idz, "LicenseRef-", 11) != 0) {
+		free(idz);
+		return 0;
+	}
+	x = strstr(c->gr->expr, " OR ") ? fw_asprintf("(%s) AND %s", c->gr->expr, idz) :
+					  fw_asprintf("%s AND %s", c->gr->expr, idz);
+	if (!x ||
+	    imp_strv_take(&c->im->rep->notes,
+			  fw_asprintf("WHENCE:%u: %s, which its wording names, ships with its blobs: %s",
+				      c->l->text_line, fw_esc(c->file), x)) < 0) {
+		free(idz);
+		free(x);
+		return -ENOMEM;
+	}
+	free(idz);
+	free(c->gr->expr);
+	c->gr->expr = x;
+	c->changed = 1;
+	return 0;
+}
+
+/* Every file a classified group's wording names ("See A and B") is
+ * shipped with its blobs, under LICENSES/ as the id the map gives it: its
+ * id joins the expression when it is not there. A file the map has no
+ * file: line for refuses the group (its text could not be found through
+ * LICENSES/). */
+static int named_files(struct imp *im, struct group *gr, const struct fw_whence_licence *l)
+{
+	char **files;
+	size_t n;
+	int r, changed = 0;
+
+	if (!gr->wording || !gr->expr)
+		return 0;
+	r = fw_licmap_wording_files(gr->wording, &files, &n);
+	for (size_t k = 0; k < n; k++) {
+		char *key = r == 0 ? fw_asprintf("file:%s", files[k]) : NULL;
+		const struct fw_licmap_entry *e = key ? fw_licmap_find(&im->map, key) : NULL;
+		struct named_ctx c = { .im = im, .gr = gr, .l = l, .file = files[k] };
+
+		if (r == 0 && !key)
+			r = -ENOMEM;
+		free(key);
+		if (r == 0 && !e && !gr->refused) {
+			gr->refused = true;
+			gr->why = "its wording names a licence file the licence map has no file: line for";
+			gr->cause = IMP_REFUSED_UNKNOWN;
+			r = imp_strv_take(&im->rep->unknown,
+					  fw_asprintf("WHENCE:%u: file:%s", l->text_line, fw_esc(files[k])));
+		} else if (r == 0 && e && !gr->refused) {
+			struct idinfo *x;
+
+			r = fw_spdx_eval(NULL, e->expr, &(enum fw_category){ 0 }, named_id, &c,
+					 &(const char *){ NULL });
+			changed |= c.changed;
+			/* The report names a missing text by the file the
+			 * wording names ("add LICENCE.foo"). */
+			if (r == 0 && !strchr(e->expr, ' '))
+				r = imp_add_id(im, e->expr, strlen(e->expr), &x);
+			if (r == 0 && !strchr(e->expr, ' ') && !x->named_as &&
+			    !(x->named_as = strdup(files[k])))
+				r = -ENOMEM;
+		}
+		free(files[k]);
+	}
+	free(files);
+	if (r < 0)
+		return r;
+	if (gr->refused) {
+		free(gr->expr);
+		gr->expr = NULL;
+		return 0;
+	}
+	if (changed && l->spdx_line) {
+		free(im->replace[l->spdx_line]);
+		im->replace[l->spdx_line] = NULL;
+		r = imp_set_replace(im, l->spdx_line,
+				    fw_asprintf("SPDX-License-Identifier: %s", gr->expr));
+	}
+	if (r == 0 && changed) {
+		struct ids_ctx c = { .im = im };
+
+		r = fw_spdx_eval(NULL, gr->expr, &(enum fw_category){ 0 }, each_id, &c,
+				 &(const char *){ NULL });
+		if (r == 0 && c.unknown) {
+			gr->refused = true;
+			gr->why = "an id of its map expression has no category in the map";
+			gr->cause = IMP_REFUSED_UNKNOWN;
+			free(gr->expr);
+			gr->expr = NULL;
+			r = imp_strv_take(&im->rep->unknown,
+					  fw_asprintf("WHENCE:%u: id:%s", l->text_line, c.unknown));
+		}
+	}
+	return r;
+}
+
+/* Where a group has an SPDX line, it decides; its wording, classified by
+ * the map, is a cross-check: a disagreement is said, not settled (the
+ * files the wording names ship all the same, named_files). */
+static int cross_check(struct imp *im, const struct group *gr, const struct fw_whence_licence *l)
+{
+	const struct fw_licmap_entry *e;
+	char hex[FW_SHA256_HEX + 1];
+	bool inl;
+	int r;
+
+	if (!gr->wording || !gr->expr)
+		return 0;
+	r = wording_entry(im, gr, hex, &e, &inl);
+	if (r < 0 || !e || strcmp(e->expr, gr->expr) == 0)
+		return r;
+	{
+		struct has_id h = { .id = e->expr };
+
+		/* One id the SPDX line names too (its text the same). */
+		if (!strchr(e->expr, ' ')) {
+			fw_spdx_eval(NULL, gr->expr, &(enum fw_category){ 0 }, covers, &h,
+				     &(const char *){ NULL });
+			if (h.found)
+				return 0;
+		}
+	}
+	r = imp_strv_take(&im->rep->notes,
+			  fw_asprintf("WHENCE:%u: the SPDX line says %s, the Licence: wording %s "
+				      "(%s:%u): the SPDX line decides, the files the wording "
+				      "names ship too; settle it upstream or in the map",
+				      l->spdx_line, gr->expr, e->expr, im->map.path, e->line));
+	return r;
+}
+
 /* Classify every licence group: its own SPDX line, else the wording, else
  * the file the wording names. */
 int imp_classify(struct imp *im)
@@ -170,7 +379,6 @@ int imp_classify(struct imp *im)
 		struct group *gr = &im->groups[g];
 		struct ids_ctx c = { .im = im };
 		const char *syn;
-		char *key;
 		int r;
 
 		if (l->text_line && group_wording(im, l, gr) < 0)
@@ -212,6 +420,11 @@ int imp_classify(struct imp *im)
 				norm = NULL;
 			}
 			free(norm);
+			r = cross_check(im, gr, l);
+			if (r >= 0)
+				r = named_files(im, gr, l);
+			if (r < 0)
+				return r;
 			continue;
 		}
 		if (!gr->wording) {
@@ -220,42 +433,16 @@ int imp_classify(struct imp *im)
 			gr->cause = IMP_REFUSED_NO_LICENCE;
 			continue;
 		}
-		key = fw_asprintf("text:%s", gr->wording);
-		if (!key)
-			return -ENOMEM;
 		{
-			const struct fw_licmap_entry *e = fw_licmap_find(&im->map, key);
-			char *file = NULL, hex[FW_SHA256_HEX + 1];
-			uint8_t dig[FW_SHA256_LEN];
-			struct fw_sha256 h;
+			const struct fw_licmap_entry *e;
+			char hex[FW_SHA256_HEX + 1];
+			bool inl;
 
-			free(key);
-			/* Long wordings are keyed by their digest (the map then
-			 * holds no third-party text, and still matches exactly). */
-			r = fw_sha256_init(&h);
-			if (r == 0)
-				r = fw_sha256_update(&h, gr->wording, strlen(gr->wording));
-			if (r == 0)
-				r = fw_sha256_final(&h, dig);
-			fw_sha256_free(&h);
+			r = wording_entry(im, gr, hex, &e, &inl);
 			if (r < 0)
 				return r;
-			fw_sha256_hex(dig, hex);
-			if (!e) {
-				key = fw_asprintf("sha256:%s", hex);
-				if (!key)
-					return -ENOMEM;
-				e = fw_licmap_find(&im->map, key);
-				free(key);
-			}
-			if (!e && (file = imp_wording_file(gr->wording))) {
-				key = fw_asprintf("file:%s", file);
-				e = key ? fw_licmap_find(&im->map, key) : NULL;
-				free(key);
-			} else if (e) {
+			if (e && inl)
 				gr->inline_id = e->expr;
-			}
-			free(file);
 			if (!e) {
 				gr->refused = true;
 				gr->why = "licence not in the licence map";
@@ -281,14 +468,57 @@ int imp_classify(struct imp *im)
 			gr->expr = strdup(e->expr);
 			if (!gr->expr)
 				return -ENOMEM;
+			r = named_files(im, gr, l);
+			if (r < 0)
+				return r;
 		}
 	}
 	return 0;
 }
 
+/* A text that is not UTF-8 is taken as ISO-8859-1 (upstream's LICENCE.NXP
+ * and LICENCE.open-ath9k-htc-firmware are): into UTF-8, into a new buffer.
+ * A control byte no text has (C0 but tab, LF, FF, CR; DEL; C1) makes it
+ * neither: -EILSEQ. */
+static int latin1_to_utf8(const char *b, size_t n, char **out, size_t *outlen)
+{
+	size_t extra = 0;
+	char *o, *p;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)b[i];
+
+		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\f' && c != '\r') ||
+		    (c >= 0x7f && c < 0xa0))
+			return -EILSEQ;
+		extra += c >= 0x80;
+	}
+	o = malloc(n + extra + 1);
+	if (!o)
+		return -ENOMEM;
+	p = o;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)b[i];
+
+		if (c < 0x80) {
+			*p++ = (char)c;
+		} else {
+			*p++ = (char)(0xc0 | c >> 6);
+			*p++ = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	*p = '\0';
+	*out = o;
+	*outlen = (size_t)(p - o);
+	return 0;
+}
+
 /* Read a licence text found at dirfd/name (never out of dirfd): LF line
- * ends, no NUL, not empty. */
-int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf)
+ * ends, no NUL, not empty, UTF-8 (an ISO-8859-1 text converted: *latin1,
+ * and the SHA-256 of the bytes as they were into orig when orig is not
+ * NULL). -EILSEQ: neither UTF-8 nor ISO-8859-1 text. */
+int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool *crlf,
+		     bool *latin1, uint8_t *orig)
 {
 	int fd = fw_open_resolve(dirfd, name, O_RDONLY | O_NONBLOCK);
 	char *b, *o;
@@ -333,7 +563,34 @@ int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool 
 	}
 	if (memchr(b, '\0', n)) {
 		free(b);
-		return -EINVAL;
+		return -EILSEQ;
+	}
+	b[n] = '\0';
+	*latin1 = !fw_utf8_valid(b);
+	if (*latin1) {
+		char *c;
+		size_t cn;
+
+		if (orig) {
+			struct fw_sha256 h;
+
+			r = fw_sha256_init(&h);
+			if (r == 0)
+				r = fw_sha256_update(&h, b, n);
+			if (r == 0)
+				r = fw_sha256_final(&h, orig);
+			fw_sha256_free(&h);
+			if (r < 0) {
+				free(b);
+				return r;
+			}
+		}
+		r = latin1_to_utf8(b, n, &c, &cn);
+		free(b);
+		if (r < 0)
+			return r;
+		b = c;
+		n = cn;
 	}
 	*crlf = false;
 	o = b;
@@ -373,15 +630,27 @@ static bool same_text(const char *a, const char *b)
 static int try_text(struct imp *im, struct idinfo *x, int dirfd, const char *dir, const char *name)
 {
 	char *path = fw_asprintf("%s%s", dir, name);
-	bool crlf = false;
+	bool crlf = false, latin1 = false;
 	int r;
 
 	if (!path)
 		return -ENOMEM;
-	r = fw_name_problem(path) ? -EINVAL : imp_read_licence(dirfd, path, &x->text, &x->len, &crlf);
+	r = fw_name_problem(path) ? -EINVAL : imp_read_licence(dirfd, path, &x->text, &x->len, &crlf,
+							      &latin1, x->orig);
 	if (r == 0 && crlf)
 		r = imp_strv_take(&im->rep->notes,
 			      fw_asprintf("licence text %s: CRLF line ends converted", fw_esc(path)));
+	if (r == 0 && latin1) {
+		x->latin1 = true;
+		r = imp_strv_take(&im->rep->notes,
+			      fw_asprintf("%s: converted from ISO-8859-1", fw_esc(path)));
+	}
+	if (r == 0 && dirfd == im->srcfd && !(x->found = strdup(path)))
+		r = -ENOMEM;
+	if (r == -EILSEQ && !x->bad) {
+		x->bad = path;
+		path = NULL;
+	}
 	free(path);
 	return r == -ENOMEM ? r : 0;
 }
@@ -482,6 +751,8 @@ int imp_report_no_text(struct imp *im)
 
 		if (x->wanted && !x->text &&
 		    imp_strv_take(&im->rep->no_text,
+			      x->named_as ? fw_asprintf("%s (a licence file WHENCE names)",
+							fw_esc(x->named_as)) :
 			      x->map ? fw_asprintf("%s (map: %s:%u)", x->id, im->map.path, x->map->line)
 				     : strdup(x->id)) < 0)
 			return -ENOMEM;
@@ -563,24 +834,6 @@ int imp_write_texts(struct imp *im)
 
 	if (r < 0 && r != -EEXIST)
 		return r;
-	for (size_t g = 0; g < im->w.nlicences; g++) {
-		const struct group *gr = &im->groups[g];
-		const char *leaf;
-		struct stat st;
-		int pfd;
-
-		if (gr->refused || !gr->named_text ||
-		    fstatat(im->stagefd, gr->named, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;
-		pfd = fw_open_parent(im->stagefd, gr->named, 1, &leaf);
-		if (pfd < 0)
-			return pfd;
-		r = fw_write_atomic(pfd, leaf, gr->named_text, gr->named_len, 0644);
-		if (pfd != im->stagefd)
-			close(pfd);
-		if (r < 0)
-			return r;
-	}
 	for (size_t i = 0; i < im->nids; i++) {
 		const struct idinfo *x = &im->ids[i];
 		char *path;

@@ -90,9 +90,10 @@ static bool common_has(int cfd, const char *name)
 {
 	char *buf = NULL;
 	size_t len;
-	bool crlf;
+	bool crlf, latin1;
 
-	if (cfd < 0 || fw_name_problem(name) || imp_read_licence(cfd, name, &buf, &len, &crlf) < 0)
+	if (cfd < 0 || fw_name_problem(name) ||
+	    imp_read_licence(cfd, name, &buf, &len, &crlf, &latin1, NULL) < 0)
 		return false;
 	free(buf);
 	return true;
@@ -154,11 +155,6 @@ static struct bucket *refused_group(struct imp *im, struct buckets *bs, int cfd,
 	l = &im->w.licences[ue->licence - 1];
 	line = l->spdx_line ? l->spdx_line : l->text_line;
 	switch (gr->cause) {
-	case IMP_REFUSED_NAMED_FILE: {
-		struct fw_strv nm = { .v = (char *[]){ gr->named }, .n = 1 };
-
-		return bucket(bs, C_NO_TEXT, strdup(gr->named), text_step(cfd, gr->named, &nm));
-	}
 	case IMP_REFUSED_NO_TEXT: {
 		struct first_missing c = { .im = im };
 		struct fw_strv nm = { 0 };
@@ -168,6 +164,17 @@ static struct bucket *refused_group(struct imp *im, struct buckets *bs, int cfd,
 			     &(const char *){ NULL });
 		if (!c.x)
 			break;
+		if (c.x->named_as && !c.x->bad) {
+			struct fw_strv one = { .v = (char *[]){ c.x->named_as }, .n = 1 };
+
+			return bucket(bs, C_NO_TEXT, strdup(c.x->named_as),
+				      text_step(cfd, c.x->named_as, &one));
+		}
+		if (c.x->bad)
+			return bucket(bs, C_NO_TEXT, strdup(c.x->named_as ? c.x->named_as : c.x->id),
+				      fw_asprintf("%s is neither UTF-8 nor ISO-8859-1 text (a control "
+						  "byte no text has): give its text in UTF-8 with "
+						  "--licence-dir DIR", fw_esc(c.x->bad)));
 		if (imp_text_names(im, c.x, &nm) < 0) {
 			fw_strv_free(&nm);
 			return NULL;

@@ -190,6 +190,20 @@ int imp_write_import_mark(struct imp *im, char **parts, size_t n)
 		r = l ? imp_add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
 		free(l);
 	}
+	/* A text converted to UTF-8: from what, and the digest of upstream's
+	 * bytes, which LICENSES/ no longer holds (a later import compares). */
+	for (size_t i = 0; r == 0 && i < im->nids; i++) {
+		const struct idinfo *x = &im->ids[i];
+		char hex[FW_SHA256_HEX + 1], *l;
+
+		if (!x->used || !x->text || !x->latin1)
+			continue;
+		fw_sha256_hex(x->orig, hex);
+		l = fw_asprintf("converted %s/%s.txt ISO-8859-1 %s %s", FW_TREE_LICENSES, x->id, hex,
+				x->found ? x->found : "-");
+		r = l ? imp_add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
+		free(l);
+	}
 	if (r == 0)
 		r = fw_write_atomic(im->stagefd, FW_TREE_IMPORTED, buf, len, 0644);
 	free(buf);

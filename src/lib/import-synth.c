@@ -184,6 +184,10 @@ static int visit_unlisted(void *ctx, int dfd, const char *leaf, const char *path
 
 	if (!strchr(path, '/') && top_level_known(leaf))
 		return 0;
+	/* A licence text the import took (wfx/LICENCE.wf200) is no stray. */
+	for (size_t i = 0; i < c->im->nids; i++)
+		if (c->im->ids[i].found && strcmp(c->im->ids[i].found, path) == 0)
+			return 0;
 	/* Listed; or, in an installed tree, refused (reported with why it
 	 * was not imported). */
 	if (bsearch(&path, c->listed, c->nlisted, sizeof(*c->listed), fw_strcmp_ptr) ||

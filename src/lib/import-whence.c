@@ -209,35 +209,8 @@ static int plan_groups(struct imp *im)
 					return -ENOMEM;
 			continue;
 		}
-		if (!gr->refused && gr->wording && (gr->named = imp_wording_file(gr->wording))) {
-			/* The wording names a file: the tree keeps it under that
-			 * name too, as upstream does, or the wording gives no terms. */
-			for (int k = -1; k < (int)im->o->nlicence_dirs && !gr->named_text; k++) {
-				int dfd = k < 0 ? im->srcfd : im->licfds[k];
-				bool crlf;
-
-				if (dfd >= 0 && !fw_name_problem(gr->named) &&
-				    !fw_name_reserved(gr->named))
-					r = imp_read_licence(dfd, gr->named, &gr->named_text, &gr->named_len,
-							 &crlf);
-				if (r == -ENOMEM)
-					return r;
-			}
-			if (!gr->named_text) {
-				gr->refused = true;
-				gr->why = "its wording names a licence file that was not found";
-				gr->cause = IMP_REFUSED_NAMED_FILE;
-				char *m = fw_asprintf("%s (a licence file WHENCE names)",
-						      fw_esc(gr->named));
-
-				if (!m)
-					return -ENOMEM;
-				if (imp_strv_has(&im->rep->no_text, m))
-					free(m);
-				else if (imp_strv_take(&im->rep->no_text, m) < 0)
-					return -ENOMEM;
-			}
-		}
+		/* The files its wording names are ids of its expression
+		 * (imp_classify): their texts are in LICENSES/, none at the top. */
 		if (!gr->refused) {
 			struct notext_ctx c = { .im = im };
 

@@ -828,7 +828,39 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 	return r;
 }
 
-/* ---- the import ---- */
+/* The licence texts of the tree at DIR that this import changes: a
+ * packager reviews a new licence as a new blob. Upstream's ISO-8859-1 text
+ * is compared as converted (the conversion is one to one), so an unchanged
+ * upstream text is no change. */
+static int changed_texts(struct imp *im)
+{
+	for (size_t i = 0; im->have_old && i < im->nids; i++) {
+		const struct idinfo *x = &im->ids[i];
+		char *path, *buf = NULL;
+		size_t len;
+		int r;
+
+		if (!x->used || !x->text || fw_name_problem(x->id) || strchr(x->id, '/'))
+			continue;
+		path = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, x->id);
+		if (!path)
+			return -ENOMEM;
+		r = fw_read_text(im->in.fd, path, &buf, &len);
+		if (r == 0 && (len != x->len || memcmp(buf, x->text, len) != 0))
+			r = imp_strv_take(&im->rep->changes,
+					  fw_asprintf("licence text %s: changed%s%s%s", path,
+						      x->found ? " (upstream's " : "",
+						      x->found ? fw_esc(x->found) : "",
+						      x->found ? ")" : ""));
+		free(buf);
+		free(path);
+		if (r == -ENOMEM)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- the import ---- *//* ---- the import ---- */
 
 static int open_src(struct imp *im)
 {
@@ -1033,6 +1065,9 @@ static int import_stage(struct imp *im)
 	if (into_tree(im)) {
 		if (fw_tree_load(&im->old, im->o->into, &(struct fw_diag){ 0 }) == 0)
 			im->have_old = im->rep->had_old = true;
+		r = changed_texts(im);
+		if (r < 0)
+			return r;
 		/* The split the tree has is kept across releases, unless an
 		 * import generated it (then it is generated again). */
 		if (!im->in.split_generated && fw_read_text(im->in.fd, FW_TREE_SPLIT, &im->kept_split,
@@ -1113,6 +1148,17 @@ static int import_stage(struct imp *im)
 		r = fw_read_text(AT_FDCWD, im->o->map_path, &buf, &len);
 		if (r == 0)
 			r = fw_write_atomic(im->stagefd, FW_TREE_LICMAP, buf, len, 0644);
+		free(buf);
+		buf = NULL;
+	}
+	/* The blobs the tree declares their own preferred form: kept, and
+	 * judged so by the stage's model (their verdict decides the copy). */
+	if (r == 0 && im->o->preferred_path) {
+		r = fw_read_text(AT_FDCWD, im->o->preferred_path, &buf, &len);
+		if (r == 0)
+			r = fw_write_atomic(im->stagefd, FW_TREE_PREFERRED, buf, len, 0644);
+		else if (r == -ENOENT)
+			r = 0;
 		free(buf);
 		buf = NULL;
 	}
@@ -1389,13 +1435,14 @@ static void import_free(struct imp *im)
 	for (size_t g = 0; im->groups && g < im->w.nlicences; g++) {
 		free(im->groups[g].expr);
 		free(im->groups[g].wording);
-		free(im->groups[g].named);
-		free(im->groups[g].named_text);
 	}
 	free(im->groups);
 	for (size_t i = 0; i < im->nids; i++) {
 		free(im->ids[i].id);
 		free(im->ids[i].text);
+		free(im->ids[i].found);
+		free(im->ids[i].bad);
+		free(im->ids[i].named_as);
 	}
 	free(im->ids);
 	free(im->wbuf);

@@ -197,3 +197,94 @@ const struct fw_licmap_entry *fw_licmap_id(const struct fw_licmap *m, const char
 			e = &m->v[i];
 	return e;
 }
+
+/* Is the token a file name as linux-firmware's Licence: lines give them
+ * ("See LICENCE.foo for details.", "See GPL-3 for details.", "See
+ * LICENSE.qcom and qcom/NOTICE.txt", "See LICENSES/LicenseRef-x.txt.")?
+ * Only these shapes: prose after "see" ("see below") names no file. */
+static bool names_a_file(const char *tok)
+{
+	static const char *const starts[] = { "LICENCE", "LICENSE", "COPYING", "GPL-", "LGPL-",
+					      "NOTICE" };
+
+	if (strstr(tok, "://"))
+		return false;
+	for (size_t i = 0; i < FW_ARRAY_SIZE(starts); i++)
+		if (strncmp(tok, starts[i], strlen(starts[i])) == 0)
+			return true;
+	return strchr(tok, '/') != NULL;
+}
+
+/* The token at q: to a blank or quote, without trailing punctuation. */
+static const char *token_end(const char *q)
+{
+	const char *e = q;
+
+	while (*e && *e != ' ' && *e != '`' && *e != '"' && *e != '\'')
+		e++;
+	while (e > q && strchr(".,;:)", e[-1]))
+		e--;
+	return e;
+}
+
+int fw_licmap_wording_files(const char *s, char ***files, size_t *n)
+{
+	const char *p;
+
+	*files = NULL;
+	*n = 0;
+	for (p = s; (p = strcasestr(p, "see ")); p += 4) {
+		const char *q = p + 4;
+
+		if (p > s && p[-1] != ' ' && p[-1] != '(' && p[-1] != '.' && p[-1] != ',')
+			continue;
+		for (;;) {
+			const char *e;
+			char *tok;
+
+			while (*q == ' ' || *q == '(' || *q == '`' || *q == '"' || *q == '\'')
+				q++;
+			e = token_end(q);
+			tok = fw_strndup(q, (size_t)(e - q));
+			if (!tok)
+				goto nomem;
+			if (!names_a_file(tok)) {
+				free(tok);
+				break;
+			}
+			{
+				char **v = realloc(*files, (*n + 2) * sizeof(**files));
+
+				if (!v) {
+					free(tok);
+					goto nomem;
+				}
+				*files = v;
+			}
+			(*files)[(*n)++] = tok;
+			(*files)[*n] = NULL;
+			/* "See A and B", "See A, B and C": the files go on. */
+			q = e;
+			if (*q == ',')
+				q++;
+			else if (*q != ' ')
+				break;
+			while (*q == ' ')
+				q++;
+			if (strncmp(q, "and ", 4) == 0)
+				q += 4;
+			else if (*e != ',')
+				break;
+		}
+		if (*n)
+			break; /* the first "See" that names files */
+	}
+	return 0;
+nomem:
+	for (size_t i = 0; i < *n; i++)
+		free((*files)[i]);
+	free(*files);
+	*files = NULL;
+	*n = 0;
+	return -ENOMEM;
+}

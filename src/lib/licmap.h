@@ -45,4 +45,11 @@ char *fw_licmap_normalise(const char *s, size_t n);
  * line whose expression is exactly the id. NULL if none. */
 const struct fw_licmap_entry *fw_licmap_id(const struct fw_licmap *m, const char *id);
 
+/* The files a licence wording names: after its first "See" that names one,
+ * each of "See A", "See A and B", "See A, B and C" (LICENCE*, LICENSE*,
+ * COPYING*, GPL-*, LGPL-*, NOTICE*, or a path with '/'), trailing
+ * punctuation off. *files is a new NULL-terminated array of *n new
+ * strings (NULL, 0: none). 0 or -ENOMEM. */
+int fw_licmap_wording_files(const char *s, char ***files, size_t *n);
+
 #endif

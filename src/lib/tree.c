@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "licmap.h"
 #include "util.h"
 
 struct unknown_ctx {
@@ -604,22 +606,6 @@ static int find_missing_text(void *ctx, const char *id, size_t len)
 	return 0;
 }
 
-/* Is the token a file name as linux-firmware's Licence: lines give them
- * ("See LICENCE.foo for details.", "See GPL-3 for details.", "See
- * LICENSES/LicenseRef-x.txt.")? Only these shapes: prose after "see" ("see
- * below", "see the source") names no file. */
-static bool names_a_file(const char *tok)
-{
-	static const char *const starts[] = { "LICENCE", "LICENSE", "COPYING", "GPL-", "LGPL-" };
-
-	if (strstr(tok, "://"))
-		return false;
-	for (size_t i = 0; i < FW_ARRAY_SIZE(starts); i++)
-		if (strncmp(tok, starts[i], strlen(starts[i])) == 0)
-			return true;
-	return strchr(tok, '/') != NULL;
-}
-
 static bool tree_has_file(const struct fw_tree *t, const char *dir, const char *name)
 {
 	char *path = fw_asprintf("%s%s", dir, name);
@@ -635,44 +621,154 @@ static bool tree_has_file(const struct fw_tree *t, const char *dir, const char *
 	return ok;
 }
 
-/* The file a licence group's Licence: wording points at ("See X"), when the
- * tree has no such file, neither at its top nor in LICENSES/: the wording
- * then gives no terms at all. Only the first "See X" of the text counts. */
+struct has_texts {
+	const struct fw_tree *t;
+	bool all;
+};
+
+static int id_has_text(void *ctx, const char *id, size_t len)
+{
+	struct has_texts *c = ctx;
+	char buf[256];
+	const struct fw_text *x;
+
+	if (len >= sizeof(buf)) {
+		c->all = false;
+		return 0;
+	}
+	memcpy(buf, id, len);
+	buf[len] = '\0';
+	x = fw_tree_text(c->t, buf);
+	if (!x || x->err)
+		c->all = false;
+	return 0;
+}
+
+/* Upstream's licence file name, as a wording gives it, through the
+ * licence map (its file: line) to the ids whose texts LICENSES/ holds: an
+ * import keeps upstream's licence files there, under their ids. */
+static bool mapped_text(const struct fw_tree *t, const struct fw_licmap *m, const char *name)
+{
+	char *key = fw_asprintf("file:%s", name);
+	const struct fw_licmap_entry *e;
+	struct has_texts c = { .t = t, .all = true };
+
+	if (!key)
+		return true; /* ENOMEM: no finding made up */
+	e = m ? fw_licmap_find(m, key) : NULL;
+	free(key);
+	if (!e || fw_spdx_eval(NULL, e->expr, &(enum fw_category){ 0 }, id_has_text, &c,
+			       &(const char *){ NULL }) < 0)
+		return false;
+	return c.all;
+}
+
+/* The files a licence group's Licence: wording points at ("See X", "See X
+ * and Y"): the first the tree lacks, at its top, in LICENSES/, and through
+ * the licence map under LICENSES/<id>.txt, is the group's absent_file (the
+ * wording then gives no terms). */
 static int wording_files(struct fw_tree *t)
 {
-	for (size_t i = 0; i < t->whence.nlicences; i++) {
+	struct fw_licmap map, *m = NULL;
+	char *buf = NULL;
+	size_t len;
+	int r = 0;
+
+	if (fw_read_text(t->rootfd, FW_TREE_LICMAP, &buf, &len) == 0) {
+		struct fw_diag d = { 0 };
+
+		r = fw_licmap_parse(&map, FW_TREE_LICMAP, buf, len, &d);
+		if (r == 0)
+			m = d.n ? NULL : &map;
+		if (!m)
+			fw_licmap_free(&map);
+		fw_diag_free(&d);
+		free(buf);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < t->whence.nlicences && r == 0; i++) {
 		const char *s = t->whence.licences[i].text;
-		const char *p;
+		char **files;
+		size_t n;
 
 		if (!s)
 			continue;
-		for (p = s; (p = strcasestr(p, "see ")); p += 4) {
-			const char *q, *e;
-			char *tok;
-
-			if (p > s && p[-1] != ' ' && p[-1] != '(' && p[-1] != '.' && p[-1] != ',')
-				continue;
-			for (q = p + 4; *q == ' ' || *q == '(' || *q == '`' || *q == '"' || *q == '\''; q++)
-				;
-			for (e = q; *e && *e != ' ' && *e != '`' && *e != '"' && *e != '\''; e++)
-				;
-			while (e > q && strchr(".,;:)", e[-1]))
-				e--;
-			tok = fw_strndup(q, (size_t)(e - q));
-			if (!tok)
-				return -ENOMEM;
-			if (!names_a_file(tok)) {
-				free(tok);
+		r = fw_licmap_wording_files(s, &files, &n);
+		for (size_t k = 0; k < n; k++) {
+			if (!t->levals[i].absent_file && !tree_has_file(t, "", files[k]) &&
+			    !tree_has_file(t, FW_TREE_LICENSES "/", files[k]) &&
+			    !mapped_text(t, m, files[k])) {
+				t->levals[i].absent_file = files[k];
 				continue;
 			}
-			if (!tree_has_file(t, "", tok) && !tree_has_file(t, FW_TREE_LICENSES "/", tok))
-				t->levals[i].absent_file = tok;
-			else
-				free(tok);
-			break;
+			free(files[k]);
 		}
+		free(files);
+	}
+	if (m)
+		fw_licmap_free(m);
+	return r;
+}
+
+/* manifests/preferred-form: after its header, lines GLOB<TAB>REASON (a
+ * glob of names as WHENCE lists them, fnmatch(3) with FNM_PATHNAME; the
+ * reason said by licenses and debian/copyright), '#' comments and blank
+ * lines. Its lines are findings in d; absent, nothing is declared. */
+static int load_preferred(struct fw_tree *t, struct fw_diag *d)
+{
+	struct fw_lines it;
+	const char *ls, *le;
+	bool have;
+	size_t len;
+	int r = load_text(t, FW_TREE_PREFERRED, &have, &t->prefbuf, &len, d);
+
+	if (r < 0 || !t->prefbuf)
+		return r;
+	fw_lines_init(&it, t->prefbuf, len);
+	while (fw_lines_next(&it, &ls, &le)) {
+		char *l = (char *)ls, *tab;
+
+		if (it.line == 1) {
+			if ((size_t)(le - ls) != strlen(FW_PREFERRED_HEADER) ||
+			    memcmp(ls, FW_PREFERRED_HEADER, (size_t)(le - ls)) != 0)
+				fw_diag_add(d, FW_TREE_PREFERRED, 1, "expected \"%s\"", FW_PREFERRED_HEADER);
+			continue;
+		}
+		if (ls == le || *ls == '#')
+			continue;
+		l[le - ls] = '\0';
+		tab = strchr(l, '\t');
+		if (!tab || tab == l || !tab[1] || strchr(tab + 1, '\t')) {
+			fw_diag_add(d, FW_TREE_PREFERRED, it.line, "expected GLOB<TAB>REASON");
+			continue;
+		}
+		*tab = '\0';
+		{
+			const char **g = realloc(t->pref_globs, (t->npref + 1) * sizeof(*g));
+			const char **rs;
+
+			if (!g)
+				return -ENOMEM;
+			t->pref_globs = g;
+			rs = realloc(t->pref_reasons, (t->npref + 1) * sizeof(*rs));
+			if (!rs)
+				return -ENOMEM;
+			t->pref_reasons = rs;
+		}
+		t->pref_globs[t->npref] = l;
+		t->pref_reasons[t->npref++] = tab + 1;
 	}
 	return 0;
+}
+
+/* The reason manifests/preferred-form gives for name, or NULL. */
+static const char *preferred_form(const struct fw_tree *t, const char *name)
+{
+	for (size_t i = 0; i < t->npref; i++)
+		if (fnmatch(t->pref_globs[i], name, FNM_PATHNAME) == 0)
+			return t->pref_reasons[i];
+	return NULL;
 }
 
 /* ---- the verdict: one place, for check, licenses, list, sbom and import ---- */
@@ -967,8 +1063,14 @@ static int verdicts(struct fw_tree *t, int cfd)
 			return r;
 		}
 		b->free_with_source = with == FW_CAT_FREE;
-		/* The blob is read only where its text makes a difference. */
-		if (!b->has_source && with != without && !b->duplicate) {
+		/* Declared its own preferred form (Sierra Wireless's CIS
+		 * files): as good as its source. */
+		if (!b->has_source && with != without)
+			b->preferred = preferred_form(t, b->e->name);
+		if (b->preferred) {
+			b->self_source = true;
+		} else if (!b->has_source && with != without && !b->duplicate) {
+			/* The blob is read only where its text makes a difference. */
 			r = blob_text(t, note, cfd, b->e->name);
 			if (r < 0) {
 				free(br_with);
@@ -1201,7 +1303,9 @@ int fw_tree_load_content(struct fw_tree *t, const char *root, int contentfd, str
 	if (r < 0)
 		return r;
 
-	r = build_index(t);
+	r = load_preferred(t, d);
+	if (r == 0)
+		r = build_index(t);
 	if (r == 0)
 		r = resolve_licences(t);
 	if (r == 0) {
@@ -1239,6 +1343,9 @@ int fw_tree_load_content(struct fw_tree *t, const char *root, int contentfd, str
 
 void fw_tree_free(struct fw_tree *t)
 {
+	free(t->prefbuf);
+	free(t->pref_globs);
+	free(t->pref_reasons);
 	for (size_t i = 0; t->levals && i < t->whence.nlicences; i++)
 		free(t->levals[i].unknown), free(t->levals[i].absent_file);
 	free(t->levals);
@@ -1415,6 +1522,7 @@ char *fw_blob_verdict_text(const struct fw_tree *t, const struct fw_blob *b)
 {
 	const char *spdx = b->lic ? fw_esc(b->lic->spdx) : NULL;
 	const char *src = b->has_source ? "source in the tree" :
+			  b->preferred ? "its own preferred form (manifests/preferred-form)" :
 			  b->self_source ? "its own source (a text file)" : NULL;
 	char *under = NULL, *s;
 	const struct fw_policy_entry *p;

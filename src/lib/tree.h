@@ -27,6 +27,9 @@
 #define FW_TREE_RECIPES "manifests/build"
 /* Optional: what fwdist build --record found, a verdict per blob. */
 #define FW_TREE_VERDICTS "manifests/build-verdicts"
+/* Blobs that are their own preferred form for modification: GLOB<TAB>REASON. */
+#define FW_TREE_PREFERRED "manifests/preferred-form"
+#define FW_PREFERRED_HEADER "# fwdist preferred form 1"
 /* What an import wrote at the top of the tree (the next one replaces that). */
 #define FW_TREE_IMPORTED "manifests/imported"
 #define FW_IMPORTED_HEADER "# fwdist import 1"
@@ -109,7 +112,9 @@ struct fw_blob {
 					      * present in the tree (not blobs, not only
 					      * a directory of blobs) */
 	bool self_source;                    /* no such source, but the blob is text:
-					      * its own preferred form (fw_blob_is_text) */
+					      * its own preferred form (fw_blob_is_text),
+					      * or manifests/preferred-form says so */
+	const char *preferred;               /* that line's reason, or NULL */
 	bool free_with_source;               /* its licence makes it free with source */
 	char *branch;                        /* a dual licence (A OR B): the operand it
 					      * ships under, else NULL */
@@ -199,6 +204,9 @@ struct fw_tree {
 	struct fw_recipes recipes; /* empty without manifests/build */
 	struct fw_verdicts verdicts; /* empty without manifests/build-verdicts */
 	bool have_sums, have_text_sums, have_policy, have_split, have_recipes, have_verdicts;
+	char *prefbuf;            /* manifests/preferred-form, its lines cut in place */
+	const char **pref_globs, **pref_reasons;
+	size_t npref;
 	struct fw_blob *blobs;
 	size_t nblobs;
 	struct fw_link *links;
