@@ -289,6 +289,7 @@ check: tools firmware unit cases check-tree
 	@tests/debian/names
 	@tests/debian/real
 	@tests/debian/real-trixie
+	@tests/debian/real-releases
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
 
 # The packaging alone: builds, lintian, AppStream, reproducibility, a vendor
@@ -299,6 +300,7 @@ check-debian: tools firmware
 	@tests/debian/names
 	@tests/debian/real
 	@tests/debian/real-trixie
+	@tests/debian/real-releases
 	@FWDIST=$(abspath $(FWDIST)) tests/debian/appstream
 
 check-kernel: tools firmware
