@@ -64,6 +64,10 @@ static const struct fw_cli_help help = {
 		"per problem (missing, modified, wrong type, unexpected, kernel) and\n"
 		"exits 1 if there is any.\n"
 		"\n"
+		"With a tree, the install records tell a name left out (install\n"
+		"--hardware, --select, --package) or installed from another release\n"
+		"from a problem; each is counted on one line, and is none.\n"
+		"\n"
 		"With no tree (no -C and no WHENCE here, or --from-records), checks what\n"
 		"the destination's install records (.fwdist/PACKAGE.list, fwdist's and\n"
 		"those its packages ship) say was installed: each file's digest, each\n"
@@ -226,6 +230,90 @@ out:
 	return ret;
 }
 
+/* What verify with a tree makes of the records, when there are some. */
+struct against {
+	size_t subset;     /* names of the tree no record lists: not installed */
+	size_t subset_pkg; /* of which in packages with no record at all */
+	size_t older;      /* names as their record has them, not as the tree */
+};
+
+static bool recorded_any(const struct fw_records *rs, const char *name)
+{
+	char buf[4096];
+
+	if (fw_records_find(rs, name, NULL))
+		return true;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(buf, sizeof(buf), "%s%s", name, i ? ".zst" : ".xz");
+		if (fw_records_find(rs, buf, NULL))
+			return true;
+	}
+	return false;
+}
+
+/* Compare the tree's plan with what the records say was installed: a
+ * name of the tree that no record lists was left out by the install (a
+ * subset: --hardware, --select, --package), not lost; a name whose
+ * content is what its record says, but not the tree's, was installed
+ * from another release of the tree (so is a recorded name the tree no
+ * longer has). Those leave res, counted in a; the rest stay problems.
+ * Only where every record is readable: a damaged one decides nothing. */
+static int against_records(const struct fw_plan *p, int fwfd, struct fw_verify_result *res,
+			   struct against *a)
+{
+	struct fw_records rs = { 0 };
+	struct fw_diag d = { 0 };
+	size_t w = 0;
+	int r = fw_records_load(fwfd, &rs, &d);
+
+	fw_diag_free(&d);
+	if (r < 0 || !rs.n || rs.damaged || rs.foreign) {
+		fw_records_free(&rs);
+		return r == -ENOMEM ? r : 0;
+	}
+	for (size_t i = 0; i < res->n; i++) {
+		struct fw_verify_problem *v = &res->v[i];
+		const struct fw_plan_entry *pe = NULL;
+		const struct fw_rec_entry *e;
+		bool keep = true;
+
+		if (!strcmp(v->kind, "missing")) {
+			pe = fw_plan_find_name(p, v->name);
+			if (!pe)
+				pe = fw_plan_find(p, v->name);
+			if (pe && pe->pkg >= 0 && !recorded_any(&rs, v->name)) {
+				keep = false;
+				a->subset++;
+				if (!fw_records_get(&rs, p->t->split.pkgs[pe->pkg].name))
+					a->subset_pkg++;
+			}
+		} else if (!strcmp(v->kind, "modified") || !strcmp(v->kind, "unexpected")) {
+			/* A file whose record differs from the tree and whose
+			 * content is the record's (a link's content is its
+			 * target's, judged there); a recorded name the tree
+			 * does not have. */
+			e = fw_records_find(&rs, v->name, NULL);
+			pe = fw_plan_find(p, v->name);
+			if (e && (v->kind[0] == 'u' ? !pe :
+				  e->type != FW_REC_LINK && pe && pe->kind != FW_PLAN_LINK &&
+				  memcmp(e->sha256, pe->sha256, sizeof(e->sha256)) != 0) &&
+			    fw_rec_entry_state(fwfd, e) == FW_REC_SAME) {
+				keep = false;
+				a->older++;
+			}
+		}
+		if (keep) {
+			res->v[w++] = *v;
+		} else {
+			free(v->name);
+			free(v->detail);
+		}
+	}
+	res->n = w;
+	fw_records_free(&rs);
+	return 0;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("verify");
@@ -234,6 +322,7 @@ int cmd_verify(int argc, char **argv)
 	struct fw_verify_opts o = { 0 };
 	void *ctx[2] = { &po, &o };
 	struct fw_verify_result res = { 0 };
+	struct against a = { 0 };
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -269,14 +358,33 @@ int cmd_verify(int argc, char **argv)
 	o.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_verify(&plan, rootfd, &o, &res);
 	fw_cli_progress_stop();
+	/* Asked for all of the tree: the records say what was chosen. */
+	if (r == 0 && !cli.npkgs && !cli.select_file)
+		r = against_records(&plan, rootfd, &res, &a);
 	if (r < 0) {
 		fw_err("verify: %s", strerror(-r));
 		goto out;
 	}
 	print_result(root, &res);
 	if (fw_json) {
+		if (a.subset || a.older)
+			printf(",\"not_installed\":%zu,\"other_release\":%zu", a.subset, a.older);
 		printf("}\n");
 	} else {
+		if (a.subset) {
+			printf("verify: %zu name%s of the tree not installed: a subset (", a.subset,
+			       a.subset == 1 ? "" : "s");
+			if (a.subset_pkg)
+				printf("%zu in packages not installed: --package%s", a.subset_pkg,
+				       a.subset_pkg < a.subset ? "; " : "");
+			if (a.subset_pkg < a.subset)
+				printf("%zu left out of installed packages: --hardware or --select",
+				       a.subset - a.subset_pkg);
+			printf(")\n");
+		}
+		if (a.older)
+			printf("verify: %zu name%s as the install records have them, not as this tree: "
+			       "another release (install updates them)\n", a.older, a.older == 1 ? "" : "s");
 		if (res.n)
 			printf("verify: %s: %zu problem%s in %zu names\n", fw_esc(root), res.n,
 			       res.n == 1 ? "" : "s", res.checked);
