@@ -358,6 +358,14 @@ int fw_load_tree(struct fw_tree *t, struct fw_diag *d)
 	if (r < 0) {
 		if (t->rootfd < 0)
 			fw_err("%s: cannot open tree: %s", fw_tree_root, strerror(-r));
+		else if (r == -ENOENT)
+			/* The usual case is no checkout at all (an installed
+			 * system): say what the command needs, and what works
+			 * without one. */
+			fw_err("no firmware tree %s (%s/%s: no such file): give -C DIR, or run "
+			       "verify with no tree to check the installed records",
+			       strcmp(fw_tree_root, ".") ? "there" : "here", fw_tree_root,
+			       FW_TREE_WHENCE);
 		else
 			fw_err("%s/%s: cannot read: %s", fw_tree_root, FW_TREE_WHENCE, strerror(-r));
 		fw_tree_free(t);

@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "dpkg.h"
 #include "fwdist.h"
 #include "plan.h"
+#include "record.h"
 #include "progress.h"
 #include "json.h"
 #include "util.h"
@@ -26,6 +29,10 @@ static const struct fw_cli_opt opts[] = {
 	  "only this package's names (repeatable)", NULL },
 	{ "select", FW_OPT_SELECT, false, "FILE",
 	  "only these names or globs (as for install)", NULL },
+	{ "from-records", 'R', false, NULL,
+	  "check what the install records say was installed,\n"
+	  "with no tree (the default where there is no tree:\n"
+	  "no -C and no WHENCE here)", NULL },
 	{ "no-licenses", 'L', false, NULL,
 	  "do not expect the licence texts in LICENSES/<package>/", NULL },
 	{ "ignore-extra", 'x', false, NULL,
@@ -56,9 +63,21 @@ static const struct fw_cli_help help = {
 		"Works on any root, e.g. files unpacked from packages. Prints one line\n"
 		"per problem (missing, modified, wrong type, unexpected, kernel) and\n"
 		"exits 1 if there is any.\n"
+		"\n"
+		"With a tree, the install records tell a name left out (install\n"
+		"--hardware, --select, --package) or installed from another release\n"
+		"from a problem; each is counted on one line, and is none.\n"
+		"\n"
+		"With no tree (no -C and no WHENCE here, or --from-records), checks what\n"
+		"the destination's install records (.fwdist/PACKAGE.list, fwdist's and\n"
+		"those its packages ship) say was installed: each file's digest, each\n"
+		"link's target, the licence texts, and entries no record names and dpkg\n"
+		"does not own.\n"
 		"\n",
 	.opts = opts,
 };
+
+static bool from_records;
 
 static int option(void *ctx, int c, const char *arg)
 {
@@ -67,14 +86,232 @@ static int option(void *ctx, int c, const char *arg)
 
 	(void)arg;
 	switch (c) {
+	case 'R':
+		from_records = true;
+		return EXIT_OK;
 	case 'L':
 		po->no_licences = true;
+		vo->no_licences = true;
 		return EXIT_OK;
 	case 'x':
 		vo->ignore_extra = true;
 		return EXIT_OK;
 	}
 	return EXIT_USAGE;
+}
+
+/* Is there a tree to verify against? -C names one; else the working
+ * directory is one if it has a WHENCE (anything there: a tree that cannot
+ * be read is reported as such, not silently skipped). */
+static bool have_tree(void)
+{
+	struct stat st;
+
+	if (strcmp(fw_tree_root, ".") != 0)
+		return true;
+	return fstatat(AT_FDCWD, FW_TREE_WHENCE, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+}
+
+static void print_result(const char *root, const struct fw_verify_result *res)
+{
+	if (fw_json) {
+		fw_cli_json_begin();
+		printf("{\"ok\":%s,\"root\":", res->n ? "false" : "true");
+		fw_json_str(stdout, root);
+		printf(",\"checked\":%zu,\"problems\":[", res->checked);
+		for (size_t i = 0; i < res->n; i++) {
+			printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", res->v[i].kind);
+			fw_json_str(stdout, res->v[i].name);
+			printf(",\"detail\":");
+			if (res->v[i].detail)
+				fw_json_str(stdout, res->v[i].detail);
+			else
+				printf("null");
+			printf("}");
+		}
+		printf("]");
+	} else {
+		for (size_t i = 0; i < res->n; i++)
+			printf("%s: %s%s%s\n", res->v[i].kind, fw_esc(res->v[i].name),
+			       res->v[i].detail ? ": " : "", res->v[i].detail ? res->v[i].detail : "");
+	}
+}
+
+/* verify with no tree: the destination's records are the truth. */
+static int verify_records(struct fw_cli *cli, struct fw_verify_opts *o)
+{
+	struct fw_progress counts = { 0 };
+	struct fw_verify_result res = { 0 };
+	struct fw_records rs = { 0 };
+	struct fw_dpkg db = { 0 };
+	struct fw_diag d = { 0 };
+	bool *only = NULL;
+	char *root = NULL;
+	int r, fwfd, ret = EXIT_FINDING;
+
+	if (cli->select_file)
+		return fw_usage("verify", "--select needs a tree (-C DIR): the records hold no "
+			       "request names to match");
+	fwfd = fw_cli_open_dest(cli, false, &root);
+	if (fwfd < 0) {
+		if (fwfd == -ENOENT)
+			fw_err("verify: %s: %s; nothing installed to verify", root ? fw_esc(root) : "?",
+			       strerror(ENOENT));
+		goto out;
+	}
+	r = fw_records_load(fwfd, &rs, &d);
+	fw_print_diag(&d);
+	if (r < 0) {
+		fw_err("verify: %s/%s: cannot read the install records: %s", fw_esc(root),
+		       FW_RECORD_DIR, r == -ELOOP ? "a symlink" : strerror(-r));
+		goto out;
+	}
+	if (!rs.n) {
+		fw_err("verify: %s: no install records (%s/PACKAGE.list): nothing fwdist installed "
+		       "here to verify; give -C DIR to verify against a tree", fw_esc(root),
+		       FW_RECORD_DIR);
+		goto out;
+	}
+	if (cli->npkgs) {
+		only = calloc(rs.n, sizeof(*only));
+		if (!only) {
+			fw_err("verify: out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < cli->npkgs; k++) {
+			size_t i = 0;
+
+			while (i < rs.n && strcmp(rs.v[i].package, cli->pkgs[k]) != 0)
+				i++;
+			if (i == rs.n) {
+				fw_err("verify: %s: no install record of package %s (%s/%s.list)",
+				       fw_esc(root), fw_esc(cli->pkgs[k]), FW_RECORD_DIR,
+				       fw_esc(cli->pkgs[k]));
+				goto out;
+			}
+			only[i] = true;
+		}
+	}
+	if (fw_cli_dpkg_load(cli, &db, "nothing verified") != EXIT_OK)
+		goto out;
+	o->progress = fw_cli_progress_start(cli, &counts);
+	r = fw_verify_records(&rs, fwfd, &db, only, o, &res);
+	fw_cli_progress_stop();
+	if (r < 0) {
+		fw_err("verify: %s", strerror(-r));
+		goto out;
+	}
+	print_result(root, &res);
+	if (fw_json) {
+		printf(",\"records\":%zu,\"damaged\":%zu}\n", rs.n, rs.damaged + rs.foreign);
+	} else if (res.n || rs.damaged || rs.foreign) {
+		printf("verify: %s: %zu problem%s in %zu recorded names", fw_esc(root), res.n,
+		       res.n == 1 ? "" : "s", res.checked);
+		if (rs.damaged || rs.foreign)
+			printf("; %zu damaged or foreign entr%s of %s/ (see above)",
+			       rs.damaged + rs.foreign, rs.damaged + rs.foreign == 1 ? "y" : "ies",
+			       FW_RECORD_DIR);
+		printf("\n");
+	} else {
+		printf("verify: %s: OK: %zu recorded name%s (%zu install record%s, no tree)\n",
+		       fw_esc(root), res.checked, res.checked == 1 ? "" : "s", rs.n,
+		       rs.n == 1 ? "" : "s");
+	}
+	ret = res.n || rs.damaged || rs.foreign ? EXIT_FINDING : EXIT_OK;
+out:
+	if (fwfd >= 0)
+		close(fwfd);
+	free(only);
+	free(root);
+	fw_verify_result_free(&res);
+	fw_records_free(&rs);
+	fw_dpkg_free(&db);
+	fw_diag_free(&d);
+	return ret;
+}
+
+/* What verify with a tree makes of the records, when there are some. */
+struct against {
+	size_t subset;     /* names of the tree no record lists: not installed */
+	size_t subset_pkg; /* of which in packages with no record at all */
+	size_t older;      /* names as their record has them, not as the tree */
+};
+
+static bool recorded_any(const struct fw_records *rs, const char *name)
+{
+	char buf[4096];
+
+	if (fw_records_find(rs, name, NULL))
+		return true;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(buf, sizeof(buf), "%s%s", name, i ? ".zst" : ".xz");
+		if (fw_records_find(rs, buf, NULL))
+			return true;
+	}
+	return false;
+}
+
+/* Compare the tree's plan with what the records say was installed: a
+ * name of the tree that no record lists was left out by the install (a
+ * subset: --hardware, --select, --package), not lost; a name whose
+ * content is what its record says, but not the tree's, was installed
+ * from another release of the tree (so is a recorded name the tree no
+ * longer has). Those leave res, counted in a; the rest stay problems.
+ * Only where every record is readable: a damaged one decides nothing. */
+static int against_records(const struct fw_plan *p, int fwfd, struct fw_verify_result *res,
+			   struct against *a)
+{
+	struct fw_records rs = { 0 };
+	struct fw_diag d = { 0 };
+	size_t w = 0;
+	int r = fw_records_load(fwfd, &rs, &d);
+
+	fw_diag_free(&d);
+	if (r < 0 || !rs.n || rs.damaged || rs.foreign) {
+		fw_records_free(&rs);
+		return r == -ENOMEM ? r : 0;
+	}
+	for (size_t i = 0; i < res->n; i++) {
+		struct fw_verify_problem *v = &res->v[i];
+		const struct fw_plan_entry *pe = NULL;
+		const struct fw_rec_entry *e;
+		bool keep = true;
+
+		if (!strcmp(v->kind, "missing")) {
+			pe = fw_plan_find_name(p, v->name);
+			if (!pe)
+				pe = fw_plan_find(p, v->name);
+			if (pe && pe->pkg >= 0 && !recorded_any(&rs, v->name)) {
+				keep = false;
+				a->subset++;
+				if (!fw_records_get(&rs, p->t->split.pkgs[pe->pkg].name))
+					a->subset_pkg++;
+			}
+		} else if (!strcmp(v->kind, "modified") || !strcmp(v->kind, "unexpected")) {
+			/* A file whose record differs from the tree and whose
+			 * content is the record's (a link's content is its
+			 * target's, judged there); a recorded name the tree
+			 * does not have. */
+			e = fw_records_find(&rs, v->name, NULL);
+			pe = fw_plan_find(p, v->name);
+			if (e && (v->kind[0] == 'u' ? !pe :
+				  e->type != FW_REC_LINK && pe && pe->kind != FW_PLAN_LINK &&
+				  memcmp(e->sha256, pe->sha256, sizeof(e->sha256)) != 0) &&
+			    fw_rec_entry_state(fwfd, e) == FW_REC_SAME) {
+				keep = false;
+				a->older++;
+			}
+		}
+		if (keep) {
+			res->v[w++] = *v;
+		} else {
+			free(v->name);
+			free(v->detail);
+		}
+	}
+	res->n = w;
+	fw_records_free(&rs);
+	return 0;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -85,6 +322,7 @@ int cmd_verify(int argc, char **argv)
 	struct fw_verify_opts o = { 0 };
 	void *ctx[2] = { &po, &o };
 	struct fw_verify_result res = { 0 };
+	struct against a = { 0 };
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -95,6 +333,10 @@ int cmd_verify(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	o.jobs = cli.jobs;
+	if (from_records || !have_tree()) {
+		ret = verify_records(&cli, &o);
+		goto out;
+	}
 	ret = fw_cli_prepare(&cli, &t, &d, "fix it first");
 	if (ret != EXIT_OK)
 		goto out;
@@ -116,30 +358,33 @@ int cmd_verify(int argc, char **argv)
 	o.progress = fw_cli_progress_start(&cli, &counts);
 	r = fw_verify(&plan, rootfd, &o, &res);
 	fw_cli_progress_stop();
+	/* Asked for all of the tree: the records say what was chosen. */
+	if (r == 0 && !cli.npkgs && !cli.select_file)
+		r = against_records(&plan, rootfd, &res, &a);
 	if (r < 0) {
 		fw_err("verify: %s", strerror(-r));
 		goto out;
 	}
+	print_result(root, &res);
 	if (fw_json) {
-		fw_cli_json_begin();
-		printf("{\"ok\":%s,\"root\":", res.n ? "false" : "true");
-		fw_json_str(stdout, root);
-		printf(",\"checked\":%zu,\"problems\":[", res.checked);
-		for (size_t i = 0; i < res.n; i++) {
-			printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", res.v[i].kind);
-			fw_json_str(stdout, res.v[i].name);
-			printf(",\"detail\":");
-			if (res.v[i].detail)
-				fw_json_str(stdout, res.v[i].detail);
-			else
-				printf("null");
-			printf("}");
-		}
-		printf("]}\n");
+		if (a.subset || a.older)
+			printf(",\"not_installed\":%zu,\"other_release\":%zu", a.subset, a.older);
+		printf("}\n");
 	} else {
-		for (size_t i = 0; i < res.n; i++)
-			printf("%s: %s%s%s\n", res.v[i].kind, fw_esc(res.v[i].name),
-			       res.v[i].detail ? ": " : "", res.v[i].detail ? res.v[i].detail : "");
+		if (a.subset) {
+			printf("verify: %zu name%s of the tree not installed: a subset (", a.subset,
+			       a.subset == 1 ? "" : "s");
+			if (a.subset_pkg)
+				printf("%zu in packages not installed: --package%s", a.subset_pkg,
+				       a.subset_pkg < a.subset ? "; " : "");
+			if (a.subset_pkg < a.subset)
+				printf("%zu left out of installed packages: --hardware or --select",
+				       a.subset - a.subset_pkg);
+			printf(")\n");
+		}
+		if (a.older)
+			printf("verify: %zu name%s as the install records have them, not as this tree: "
+			       "another release (install updates them)\n", a.older, a.older == 1 ? "" : "s");
 		if (res.n)
 			printf("verify: %s: %zu problem%s in %zu names\n", fw_esc(root), res.n,
 			       res.n == 1 ? "" : "s", res.checked);

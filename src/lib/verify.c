@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "compress.h"
+#include "dpkg.h"
 #include "fsutil.h"
 #include "record.h"
 #include "util.h"
@@ -261,6 +262,8 @@ static int verify_dir_link(int rootfd, const struct fw_plan_entry *pe, struct fw
 struct expect {
 	char **names; /* sorted */
 	size_t n;
+	bool exact;   /* names as installed (records): no variant of them */
+	const struct fw_dpkg *dpkg; /* what dpkg owns is no extra, or NULL */
 };
 
 static bool expected(const struct expect *x, const char *rel)
@@ -270,7 +273,9 @@ static bool expected(const struct expect *x, const char *rel)
 
 	if (bsearch(&rel, x->names, x->n, sizeof(*x->names), fw_strcmp_ptr))
 		return true;
-	for (size_t i = 1; i < 3; i++) {
+	if (x->dpkg && fw_dpkg_owner_any(x->dpkg, rel))
+		return true;
+	for (size_t i = 1; i < 3 && !x->exact; i++) {
 		const char *suf = fw_compress_suffix(variants[i]);
 		size_t sl = strlen(suf);
 		const char *key = buf;
@@ -282,6 +287,26 @@ static bool expected(const struct expect *x, const char *rel)
 				return true;
 		}
 	}
+	return false;
+}
+
+/* Does an expected name lie below directory rel? (records: a directory
+ * whose recorded names are gone is theirs, not an extra) */
+static bool expected_below(const struct expect *x, const char *rel)
+{
+	size_t len = strlen(rel), lo = 0, hi = x->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(x->names[mid], rel) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < x->n && strncmp(x->names[lo], rel, len) == 0; lo++)
+		if (x->names[lo][len] == '/')
+			return true;
 	return false;
 }
 
@@ -360,7 +385,8 @@ static int walk_extra(const struct fw_plan *p, int dfd, const char *prefix,
 				 * left over too (a failed install, a hand-made one). */
 				if (fw_read_dir_sorted(sub, &in, &nin) == 0) {
 					fw_free_strv(in, nin);
-					if (nin == 0 && !fw_plan_find(p, rel))
+					if (nin == 0 && !(p ? fw_plan_find(p, rel) != NULL :
+							      expected_below(x, rel)))
 						r = add(res, "unexpected", rel, strdup("empty directory"));
 				}
 				if (r == 0)
@@ -559,6 +585,185 @@ out:
 	free(c.jobs);
 	free(c.order);
 	free(c.known.v);
+	free(x.names);
+	return r;
+}
+
+/* ---- from the install records, with no tree ---- */
+
+struct rjob {
+	const struct fw_record *rec;
+	const struct fw_rec_entry *e;
+	struct fw_verify_result out;
+	int r;
+};
+
+struct rctx {
+	int fwfd;
+	struct rjob *jobs;
+	struct fw_progress *progress;
+};
+
+static char *where(const struct rjob *j)
+{
+	return fw_asprintf("%s/%s.list:%u", FW_RECORD_DIR, j->rec->package, j->e->line);
+}
+
+/* A recorded file or licence text: a regular file at exactly its recorded
+ * name (never through a symlink), whose content as recorded (decompressed
+ * as the record says) has the recorded digest and size. */
+static int verify_rec_file(int fwfd, struct rjob *j)
+{
+	const struct fw_rec_entry *e = j->e;
+	enum fw_compress comp = e->type == FW_REC_FILE ? e->comp : FW_COMP_NONE;
+	uint8_t dig[FW_SHA256_LEN];
+	uint64_t size = 0;
+	unsigned flags = 0;
+	const char *leaf;
+	struct stat st;
+	int pfd = fw_open_parent(fwfd, e->name, 0, &leaf), fd, r;
+
+	if (pfd == -ENOENT)
+		return add(&j->out, "missing", e->name, NULL);
+	if (pfd < 0)
+		return add(&j->out, "wrong type", e->name,
+			   fw_asprintf("%s in its path", pfd == -ELOOP ? "a symlink" : strerror(-pfd)));
+	fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		r = errno == ENOENT ? add(&j->out, "missing", e->name, NULL) :
+		    errno == ELOOP  ? add(&j->out, "wrong type", e->name,
+					  strdup("a symlink, recorded as a file")) :
+				      add(&j->out, "modified", e->name,
+					  fw_asprintf("cannot read: %s", strerror(errno)));
+	} else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r = add(&j->out, "wrong type", e->name,
+			strdup(S_ISDIR(st.st_mode) ? "a directory, recorded as a file" :
+						     "not a regular file, recorded as one"));
+	} else if ((r = fw_digest_decompress(fd, comp, dig, &size, &flags)) < 0) {
+		r = add(&j->out, "modified", e->name,
+			r == -EBADMSG ? strdup("corrupt compressed data") :
+					fw_asprintf("cannot read: %s", strerror(-r)));
+	} else if (size != e->size || memcmp(dig, e->sha256, sizeof(dig)) != 0) {
+		char want[FW_SHA256_HEX + 1], got[FW_SHA256_HEX + 1], *at = where(j);
+
+		fw_sha256_hex(e->sha256, want);
+		fw_sha256_hex(dig, got);
+		r = add(&j->out, "modified", e->name,
+			fw_asprintf("SHA-256 %s (%llu bytes), recorded %s (%llu bytes) at %s", got,
+				    (unsigned long long)size, want, (unsigned long long)e->size,
+				    at ? at : "?"));
+		free(at);
+	} else if (kernel_flag_problem(flags)) {
+		r = add(&j->out, "kernel", e->name, strdup(kernel_flag_problem(flags)));
+	}
+	if (fd >= 0)
+		close(fd);
+	if (pfd != fwfd)
+		close(pfd);
+	return r;
+}
+
+/* A recorded link: a symlink with the recorded text, reaching something
+ * inside the firmware directory. */
+static int verify_rec_link(int fwfd, struct rjob *j)
+{
+	const struct fw_rec_entry *e = j->e;
+	enum fw_rec_state s = fw_rec_entry_state(fwfd, e);
+	int fd;
+
+	switch (s) {
+	case FW_REC_SAME:
+		break;
+	case FW_REC_GONE:
+		return add(&j->out, "missing", e->name, NULL);
+	case FW_REC_CHANGED:
+		return add(&j->out, "modified", e->name,
+			   fw_asprintf("a symlink, recorded as one to %s", e->target));
+	case FW_REC_OTHER_TYPE:
+		return add(&j->out, "wrong type", e->name, strdup("expected a symlink"));
+	case FW_REC_BLOCKED:
+		return add(&j->out, "wrong type", e->name,
+			   strdup("a symlink or a non-directory in its path"));
+	}
+	fd = fw_open_resolve(fwfd, e->name, O_RDONLY | O_NONBLOCK);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return add(&j->out, "wrong type", e->name,
+		   strdup(fd == -ENOENT ? "dangling symlink" :
+			  fd == -EXDEV ? "symlink leading outside the root" :
+					 "symlink loop or symlink in its path"));
+}
+
+static void verify_rec_one(void *arg, size_t i)
+{
+	struct rctx *c = arg;
+	struct rjob *j = &c->jobs[i];
+
+	j->r = j->e->type == FW_REC_LINK ? verify_rec_link(c->fwfd, j) : verify_rec_file(c->fwfd, j);
+	fw_progress_bytes(c->progress, j->e->type == FW_REC_LINK ? 0 : j->e->size);
+	fw_progress_files(c->progress, 1);
+}
+
+int fw_verify_records(const struct fw_records *rs, int fwfd, const struct fw_dpkg *dpkg,
+		      const bool *only, const struct fw_verify_opts *o, struct fw_verify_result *res)
+{
+	struct expect x = { .exact = true, .dpkg = dpkg };
+	struct rctx c = { .fwfd = fwfd, .progress = o->progress };
+	size_t total = 0, nj = 0;
+	uint64_t bytes = 0;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < rs->n; i++)
+		total += rs->v[i].n;
+	x.names = calloc(total + 1, sizeof(*x.names));
+	c.jobs = calloc(total + 1, sizeof(*c.jobs));
+	if (!x.names || !c.jobs) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		for (size_t k = 0; k < rs->v[i].n; k++) {
+			const struct fw_rec_entry *e = &rs->v[i].v[k];
+
+			/* Every record's names are expected; only the chosen
+			 * packages' are checked. */
+			x.names[x.n++] = e->name;
+			if ((only && !only[i]) || (o->no_licences && e->type == FW_REC_LICENCE))
+				continue;
+			c.jobs[nj].rec = &rs->v[i];
+			c.jobs[nj++].e = e;
+			bytes += e->type == FW_REC_LINK ? 0 : e->size;
+		}
+	r = verify_record_dir(fwfd, res);
+	fw_progress_total(c.progress, nj, bytes);
+	if (r == 0)
+		fw_parallel_for(nj, o->jobs, verify_rec_one, &c);
+	for (size_t i = 0; i < nj && r == 0; i++) {
+		struct rjob *j = &c.jobs[i];
+
+		r = j->r;
+		for (size_t m = 0; m < j->out.n && r == 0; m++) {
+			if (fw_grow(&res->v, &res->cap, res->n, sizeof(*res->v)) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			res->v[res->n++] = j->out.v[m];
+			j->out.v[m] = (struct fw_verify_problem){ 0 };
+		}
+	}
+	res->checked = nj;
+	if (r == 0 && !o->ignore_extra && !only) {
+		if (x.n > 1)
+			qsort(x.names, x.n, sizeof(*x.names), fw_strcmp_ptr);
+		r = walk_extra(NULL, fwfd, "", &x, res, 0);
+	}
+out:
+	for (size_t i = 0; c.jobs && i < nj; i++)
+		fw_verify_result_free(&c.jobs[i].out);
+	free(c.jobs);
 	free(x.names);
 	return r;
 }

@@ -11,6 +11,7 @@
 
 struct fw_verify_opts {
 	bool ignore_extra;        /* do not report unexpected entries */
+	bool no_licences;         /* records: do not check the licence texts */
 	unsigned jobs;            /* threads hashing; 0: one per online CPU */
 	/* Counted as the names are checked (progress.h), or NULL: files are
 	 * the names, bytes those of the blobs and texts. */
@@ -39,6 +40,17 @@ struct fw_verify_result {
  * (problems in res) or -errno. */
 int fw_verify(const struct fw_plan *p, int rootfd, const struct fw_verify_opts *o,
 	      struct fw_verify_result *res);
+struct fw_records;
+struct fw_dpkg;
+/* Check the firmware directory fwfd against what its install records say
+ * was installed there, with no tree: each recorded file (a regular file at
+ * its recorded name, decompressed as recorded, with the recorded digest
+ * and size), each link (its recorded text, reaching something inside),
+ * each licence text; and, unless ignore_extra or only, entries no record
+ * names and dpkg (if given) does not own. only: NULL, or one flag per
+ * record of rs: check only those. Returns 0 (problems in res) or -errno. */
+int fw_verify_records(const struct fw_records *rs, int fwfd, const struct fw_dpkg *dpkg,
+		      const bool *only, const struct fw_verify_opts *o, struct fw_verify_result *res);
 void fw_verify_result_free(struct fw_verify_result *res);
 
 #endif
