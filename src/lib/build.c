@@ -424,6 +424,13 @@ static void child(const struct child_args *a)
 		if (pid == 0) {
 			char *argv[] = { "sh", "-c", r->runs[i].text, NULL };
 
+			/* Nothing fwdist's caller left open (a directory of
+			 * the host, make's jobserver) reaches the command:
+			 * an inherited descriptor would lead out of the
+			 * sandbox. */
+			if (close_range(3, ~0U, 0) < 0)
+				for (int fd = 3; fd < 65536; fd++)
+					close(fd);
 			execve("/bin/sh", argv, env);
 			_exit(127);
 		}
@@ -859,6 +866,10 @@ int fw_build_recipe(const struct fw_tree *t, const struct fw_recipe *r,
 					  fw_asprintf("no sandbox: %s: %s; not building without one",
 						      rep.what, strerror(rep.err)),
 					  tail);
+		} else if (rep.stage == 1 && (rep.run < 0 || (size_t)rep.run >= r->nruns)) {
+			/* Not a report pid 1 could have sent: forged. */
+			ret = verdict_all(r, res, FW_BV_FAILED,
+					  fw_asprintf("the sandbox ended without a report"), tail);
 		} else if (rep.stage == 1) {
 			char *s = status_text(rep.status);
 
