@@ -21,7 +21,7 @@ static const struct fw_cli_opt opts[] = {
 	{ "write", OPT_WRITE, false, NULL,
 	  "put each rebuilt output into firmware/ (make firmware)", NULL },
 	{ "record", OPT_RECORD, false, NULL,
-	  "write the verdicts to " FW_TREE_VERDICTS " (licenses reads it)", NULL },
+	  "write every recipe's verdicts to " FW_TREE_VERDICTS " (licenses reads it; not with --recipe)", NULL },
 	{ "json", FW_OPT_JSON, false, NULL, "machine-readable output", NULL },
 	FW_CLI_END,
 };
@@ -156,6 +156,12 @@ int cmd_build(int argc, char **argv)
 	ret = fw_cli_parse(&cli, argc, argv, &help, option, &o);
 	if (ret >= 0)
 		goto out;
+	if (o.record && o.nrecipes) {
+		/* The record is every recipe's verdicts: one recipe's alone
+		 * would drop the others'. */
+		ret = fw_usage("build", "--record writes every recipe's verdicts: not with --recipe");
+		goto out;
+	}
 	ret = fw_load_tree(&t, &d);
 	if (ret != EXIT_OK)
 		goto out;
