@@ -60,10 +60,6 @@ int fw_verdicts_format(const struct fw_build_result *res, size_t n, char **buf, 
  * WHENCE and manifests/build. */
 int64_t fw_build_epoch(const struct fw_tree *t);
 
-/* The records of res (n verdicts) as manifests/build-verdicts, sorted by
- * blob: a new buffer. 0 or -ENOMEM. */
-int fw_verdicts_format(const struct fw_build_result *res, size_t n, char **buf, size_t *len);
-
 /* Findings about manifests/build against the tree (fwdist check): every
  * output a File: or RawFile: of the tree, claimed by one recipe only;
  * every source present below firmware/ and named by a Source: of the

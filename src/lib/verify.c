@@ -635,7 +635,9 @@ static int verify_rec_file(int fwfd, struct rjob *j)
 					  strdup("a symlink, recorded as a file")) :
 				      add(&j->out, "modified", e->name,
 					  fw_asprintf("cannot read: %s", strerror(errno)));
-	} else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	} else if (fstat(fd, &st) < 0) {
+		r = add(&j->out, "modified", e->name, fw_asprintf("cannot read: %s", strerror(errno)));
+	} else if (!S_ISREG(st.st_mode)) {
 		r = add(&j->out, "wrong type", e->name,
 			strdup(S_ISDIR(st.st_mode) ? "a directory, recorded as a file" :
 						     "not a regular file, recorded as one"));
