@@ -828,38 +828,6 @@ static int diff_trees(struct imp *im, const struct fw_tree *o, const struct fw_t
 	return r;
 }
 
-/* The licence texts of the tree at DIR that this import changes: a
- * packager reviews a new licence as a new blob. Upstream's ISO-8859-1 text
- * is compared as converted (the conversion is one to one), so an unchanged
- * upstream text is no change. */
-static int changed_texts(struct imp *im)
-{
-	for (size_t i = 0; im->have_old && i < im->nids; i++) {
-		const struct idinfo *x = &im->ids[i];
-		char *path, *buf = NULL;
-		size_t len;
-		int r;
-
-		if (!x->used || !x->text || fw_name_problem(x->id) || strchr(x->id, '/'))
-			continue;
-		path = fw_asprintf("%s/%s.txt", FW_TREE_LICENSES, x->id);
-		if (!path)
-			return -ENOMEM;
-		r = fw_read_text(im->in.fd, path, &buf, &len);
-		if (r == 0 && (len != x->len || memcmp(buf, x->text, len) != 0))
-			r = imp_strv_take(&im->rep->changes,
-					  fw_asprintf("licence text %s: changed%s%s%s", path,
-						      x->found ? " (upstream's " : "",
-						      x->found ? fw_esc(x->found) : "",
-						      x->found ? ")" : ""));
-		free(buf);
-		free(path);
-		if (r == -ENOMEM)
-			return r;
-	}
-	return 0;
-}
-
 /* ---- the import ---- *//* ---- the import ---- */
 
 static int open_src(struct imp *im)
@@ -1065,9 +1033,6 @@ static int import_stage(struct imp *im)
 	if (into_tree(im)) {
 		if (fw_tree_load(&im->old, im->o->into, &(struct fw_diag){ 0 }) == 0)
 			im->have_old = im->rep->had_old = true;
-		r = changed_texts(im);
-		if (r < 0)
-			return r;
 		/* The split the tree has is kept across releases, unless an
 		 * import generated it (then it is generated again). */
 		if (!im->in.split_generated && fw_read_text(im->in.fd, FW_TREE_SPLIT, &im->kept_split,
