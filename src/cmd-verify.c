@@ -65,8 +65,8 @@ static const struct fw_cli_help help = {
 		"exits 1 if there is any.\n"
 		"\n"
 		"With a tree, the install records tell a name left out (install\n"
-		"--hardware, --select, --package) or installed from another release\n"
-		"from a problem; each is counted on one line, and is none.\n"
+		"--hardware, --select, --package) from a problem: such names are\n"
+		"counted on one line, and are none.\n"
 		"\n"
 		"With no tree (no -C and no WHENCE here, or --from-records), checks what\n"
 		"the destination's install records (.fwdist/PACKAGE.list, fwdist's and\n"
@@ -234,7 +234,6 @@ out:
 struct against {
 	size_t subset;     /* names of the tree no record lists: not installed */
 	size_t subset_pkg; /* of which in packages with no record at all */
-	size_t older;      /* names as their record has them, not as the tree */
 };
 
 static bool recorded_any(const struct fw_records *rs, const char *name)
@@ -253,10 +252,10 @@ static bool recorded_any(const struct fw_records *rs, const char *name)
 
 /* Compare the tree's plan with what the records say was installed: a
  * name of the tree that no record lists was left out by the install (a
- * subset: --hardware, --select, --package), not lost; a name whose
- * content is what its record says, but not the tree's, was installed
- * from another release of the tree (so is a recorded name the tree no
- * longer has). Those leave res, counted in a; the rest stay problems.
+ * subset: --hardware, --select, --package), not lost: those leave res,
+ * counted in a. A name installed from another release of the tree stays
+ * a problem: the tree asked about is not what is installed there (a
+ * refused or interrupted upgrade is one).
  * Only where every record is readable: a damaged one decides nothing. */
 static int against_records(const struct fw_plan *p, int fwfd, struct fw_verify_result *res,
 			   struct against *a)
@@ -274,7 +273,6 @@ static int against_records(const struct fw_plan *p, int fwfd, struct fw_verify_r
 	for (size_t i = 0; i < res->n; i++) {
 		struct fw_verify_problem *v = &res->v[i];
 		const struct fw_plan_entry *pe = NULL;
-		const struct fw_rec_entry *e;
 		bool keep = true;
 
 		if (!strcmp(v->kind, "missing")) {
@@ -286,20 +284,6 @@ static int against_records(const struct fw_plan *p, int fwfd, struct fw_verify_r
 				a->subset++;
 				if (!fw_records_get(&rs, p->t->split.pkgs[pe->pkg].name))
 					a->subset_pkg++;
-			}
-		} else if (!strcmp(v->kind, "modified") || !strcmp(v->kind, "unexpected")) {
-			/* A file whose record differs from the tree and whose
-			 * content is the record's (a link's content is its
-			 * target's, judged there); a recorded name the tree
-			 * does not have. */
-			e = fw_records_find(&rs, v->name, NULL);
-			pe = fw_plan_find(p, v->name);
-			if (e && (v->kind[0] == 'u' ? !pe :
-				  e->type != FW_REC_LINK && pe && pe->kind != FW_PLAN_LINK &&
-				  memcmp(e->sha256, pe->sha256, sizeof(e->sha256)) != 0) &&
-			    fw_rec_entry_state(fwfd, e) == FW_REC_SAME) {
-				keep = false;
-				a->older++;
 			}
 		}
 		if (keep) {
@@ -367,8 +351,8 @@ int cmd_verify(int argc, char **argv)
 	}
 	print_result(root, &res);
 	if (fw_json) {
-		if (a.subset || a.older)
-			printf(",\"not_installed\":%zu,\"other_release\":%zu", a.subset, a.older);
+		if (a.subset)
+			printf(",\"not_installed\":%zu", a.subset);
 		printf("}\n");
 	} else {
 		if (a.subset) {
@@ -382,9 +366,6 @@ int cmd_verify(int argc, char **argv)
 				       a.subset - a.subset_pkg);
 			printf(")\n");
 		}
-		if (a.older)
-			printf("verify: %zu name%s as the install records have them, not as this tree: "
-			       "another release (install updates them)\n", a.older, a.older == 1 ? "" : "s");
 		if (res.n)
 			printf("verify: %s: %zu problem%s in %zu names\n", fw_esc(root), res.n,
 			       res.n == 1 ? "" : "s", res.checked);
