@@ -203,25 +203,11 @@ static void check_links(const struct fw_tree *t, struct fw_diag *d)
 
 static void check_split(const struct fw_tree *t, struct fw_diag *d)
 {
-	/* One pass over the blobs, not one per package. */
-	bool *used = calloc(t->split.npkgs + 1, sizeof(*used));
+	bool *used = fw_tree_packages_used(t);
 
 	if (!used) {
 		fw_diag_add(d, FW_TREE_SPLIT, 0, "out of memory");
 		return;
-	}
-	for (size_t i = 0; i < t->nblobs; i++) {
-		const struct fw_blob *b = &t->blobs[i];
-
-		/* A blob several packages match is reported as such;
-		 * it still shows the other packages are not empty. */
-		if (b->duplicate)
-			continue;
-		if (b->pkg >= 0 && (size_t)b->pkg < t->split.npkgs)
-			used[b->pkg] = true;
-		for (size_t k = 0; k < b->nmore; k++)
-			if (b->more[k].pkg >= 0 && (size_t)b->more[k].pkg < t->split.npkgs)
-				used[b->more[k].pkg] = true;
 	}
 	for (size_t p = 0; p < t->split.npkgs; p++)
 		if (!used[p])

@@ -335,25 +335,6 @@ static int cover_uncovered(struct imp *im, const struct job *jobs, size_t njobs)
 	return r;
 }
 
-/* Which packages of the stage's split take a blob (as check counts them). */
-static bool *packages_used(const struct fw_tree *t)
-{
-	bool *used = calloc(t->split.npkgs + 1, sizeof(*used));
-
-	for (size_t i = 0; used && i < t->nblobs; i++) {
-		const struct fw_blob *b = &t->blobs[i];
-
-		if (b->duplicate)
-			continue;
-		if (b->pkg >= 0 && (size_t)b->pkg < t->split.npkgs)
-			used[b->pkg] = true;
-		for (size_t k = 0; k < b->nmore; k++)
-			if (b->more[k].pkg >= 0 && (size_t)b->more[k].pkg < t->split.npkgs)
-				used[b->more[k].pkg] = true;
-	}
-	return used;
-}
-
 static const struct fw_split_rule *rule_at(const struct fw_split *s, unsigned line)
 {
 	for (size_t k = 0; k < s->nrules; k++)
@@ -385,7 +366,7 @@ static int drop_empty_packages(struct imp *im)
 		free(old);
 		return r;
 	}
-	used = packages_used(&t);
+	used = fw_tree_packages_used(&t);
 	if (!used)
 		r = -ENOMEM;
 	for (size_t p = 0; r == 0 && p < t.split.npkgs; p++)

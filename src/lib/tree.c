@@ -1741,3 +1741,21 @@ int fw_tree_licence_closure(const struct fw_tree *t, const struct fw_selection *
 	*n = c.n;
 	return 0;
 }
+
+bool *fw_tree_packages_used(const struct fw_tree *t)
+{
+	bool *used = calloc(t->split.npkgs + 1, sizeof(*used));
+
+	for (size_t i = 0; used && i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+
+		if (b->duplicate)
+			continue;
+		if (b->pkg >= 0 && (size_t)b->pkg < t->split.npkgs)
+			used[b->pkg] = true;
+		for (size_t k = 0; k < b->nmore; k++)
+			if (b->more[k].pkg >= 0 && (size_t)b->more[k].pkg < t->split.npkgs)
+				used[b->more[k].pkg] = true;
+	}
+	return used;
+}

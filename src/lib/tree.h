@@ -266,6 +266,11 @@ int fw_tree_licence_counts(const struct fw_tree *t, const struct fw_selection *s
 
 /* Look a name up in the index; NULL if WHENCE does not name it. */
 const struct fw_name *fw_tree_find(const struct fw_tree *t, const char *name);
+/* Which packages of the split take a blob, one pass over the blobs: an
+ * array of split.npkgs + 1 flags, or NULL (out of memory). A blob several
+ * packages match (a duplicate) is left out here: check reports it as such;
+ * its other matches still show those packages are not empty. */
+bool *fw_tree_packages_used(const struct fw_tree *t);
 bool fw_tree_is_dir(const struct fw_tree *t, const char *name);
 
 /* Whether install puts a blob / link in place for this package selection
