@@ -363,6 +363,15 @@ static void child(const struct child_args *a)
 	SETUP(mkdir(p, 01777) == 0, "/tmp");
 	SETUP(mount("fwdist-tmp", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m") == 0,
 	      "mounting /tmp");
+	/* The sandbox's own proc (its pid namespace shows only the build's
+	 * processes): tools read /proc/self, and a sanitizer-built fwdist
+	 * reads /proc/PID/task. A user namespace may be refused a proc
+	 * mount where the host's proc is partly masked (a container); the
+	 * build then runs without one. */
+	snprintf(p, sizeof(p), "%s/proc", root);
+	SETUP(mkdir(p, 0555) == 0, "/proc");
+	if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		SETUP(a->userns && (errno == EPERM || errno == EACCES), "mounting /proc");
 	snprintf(p, sizeof(p), "%s%s", root, FW_BUILD_DIR);
 	SETUP(mkdir(p, 0755) == 0, FW_BUILD_DIR);
 	SETUP(mount(work, p, "none", MS_BIND, NULL) == 0, "mounting the scratch directory");
