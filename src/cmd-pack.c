@@ -35,7 +35,9 @@ static const struct fw_cli_opt opts[] = {
 	  "fwimage (default); bin: the bytes from the lowest to\n"
 	  "the highest address, gaps zero (as objcopy -O\n"
 	  "binary); ihex-bin: the kernel's binary ihex records;\n"
-	  "hex: Intel HEX text", NULL },
+	  "hex: Intel HEX text; ihex2fw: ihex-bin with a record\n"
+	  "per data record of the one --from-hex FILE, in its\n"
+	  "order, as the kernel's ihex2fw (without -s) writes it", NULL },
 	{ "version", 'v', false, "V",
 	  "firmware version in the fwimage header (default 0)", NULL },
 	{ "entry", 'e', false, "ADDR",
@@ -91,7 +93,7 @@ struct opts {
 	const char *out;
 	enum fw_img_format fmt;
 	uint64_t version, entry, recsize;
-	bool has_entry;
+	bool has_entry, ihex2fw;
 	struct spec *v;
 	size_t n, cap;
 };
@@ -113,8 +115,13 @@ static int option(void *ctx, int c, const char *arg)
 			o->fmt = FW_FMT_IHEXBIN;
 		else if (strcmp(arg, "hex") == 0)
 			o->fmt = FW_FMT_HEX;
+		else if (strcmp(arg, "ihex2fw") == 0)
+			o->ihex2fw = true;
 		else
-			return fw_usage("pack", "--format: '%s' is not fwimage, bin, ihex-bin or hex", arg);
+			return fw_usage("pack", "--format: '%s' is not fwimage, bin, ihex-bin, hex or ihex2fw",
+					arg);
+		if (strcmp(arg, "ihex2fw") != 0)
+			o->ihex2fw = false;
 		return EXIT_OK;
 	case 'v':
 		if (number(arg, strlen(arg), &o->version) < 0 || o->version > UINT32_MAX)
@@ -197,6 +204,15 @@ int cmd_pack(int argc, char **argv)
 		ret = fw_usage("pack", "no section given (--raw, --bss, --from-elf, --from-hex, --from-ihex)");
 		goto out;
 	}
+	if (o.ihex2fw) {
+		/* The records as the text has them: no sections, no layout. */
+		if (o.n != 1 || o.v[0].kind != 'H') {
+			ret = fw_usage("pack", "--format ihex2fw takes one --from-hex FILE and nothing else");
+			goto out;
+		}
+		r = fw_img_hex_records(o.v[0].arg, &out, &outlen, &d);
+		goto write;
+	}
 	ret = EXIT_OK;
 	for (size_t i = 0; i < o.n && ret == EXIT_OK; i++) {
 		const char *a = o.v[i].arg;
@@ -223,6 +239,7 @@ int cmd_pack(int argc, char **argv)
 		entry = im.entry;
 	r = fw_img_render(&im, o.fmt, (uint32_t)o.version, entry, (unsigned)o.recsize, &out, &outlen,
 			  o.out, &d);
+write:
 	if (r == 0) {
 		r = fw_image_write_path(o.out, out, outlen);
 		if (r < 0)

@@ -290,6 +290,31 @@ void ihex_fill(const char *text, size_t len, uint8_t *out, uint32_t base, uint64
 	}
 }
 
+size_t ihex_bin_records(const char *text, size_t len, uint8_t *out)
+{
+	struct walk w;
+	struct addr_state a;
+	const char *ls, *le;
+	struct rec r;
+	size_t k = 0;
+
+	walk_init(&w, text, len, &a);
+	while (next_line(&w, &ls, &le)) {
+		if (decode(ls, le, &r) != IHEX_OK || record_meta(&r, &a, NULL) != IHEX_OK ||
+		    r.type == 1)
+			break;
+		if (r.type != 0 || r.len == 0)
+			continue;
+		if (out)
+			k += ihex_bin_put(out + k, a.seg + a.lin + r.addr, r.data, (uint16_t)r.len);
+		else
+			k += ihex_bin_size((uint16_t)r.len);
+	}
+	if (out)
+		ihex_bin_put(out + k, 0, NULL, 0);
+	return k + IHEX_BIN_HDR;
+}
+
 size_t ihex_put_record(char *out, unsigned type, uint16_t addr, const uint8_t *data, size_t n)
 {
 	static const char hx[] = "0123456789ABCDEF";

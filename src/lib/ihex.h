@@ -89,6 +89,12 @@ int ihex_bin_next(const uint8_t *buf, size_t len, size_t *off, struct ihex_binre
 /* Append one record (n bytes, n > 0) at out; returns the bytes written
  * (padding zeroed). n == 0 writes the 6-byte end record. */
 size_t ihex_bin_put(uint8_t *out, uint32_t addr, const uint8_t *data, uint16_t n);
+/* Pass two, on text ihex_scan accepted: the binary form as the kernel's
+ * ihex2fw (without -s) writes it: one record per non-empty data record,
+ * in the text's order, at its full address, then the end record. Writes
+ * into out when it is not NULL; returns the bytes (call once with NULL
+ * for the size). */
+size_t ihex_bin_records(const char *text, size_t len, uint8_t *out);
 /* Bytes ihex_bin_put writes for n data bytes. */
 static inline size_t ihex_bin_size(uint16_t n)
 {

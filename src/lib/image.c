@@ -315,6 +315,44 @@ out:
 	return r;
 }
 
+int fw_img_hex_records(const char *path, uint8_t **out, size_t *outlen, struct fw_diag *d)
+{
+	struct ihex_run *runs = calloc(FW_HEX_MAX_RUNS, sizeof(*runs));
+	struct ihex_info info;
+	struct ihex_err err;
+	uint8_t *buf = NULL;
+	size_t len;
+	int r;
+
+	*out = NULL;
+	if (!runs)
+		return -ENOMEM;
+	r = read_input(path, &buf, &len, d);
+	if (r < 0)
+		goto out;
+	r = -EINVAL;
+	if (ihex_scan((const char *)buf, len, runs, FW_HEX_MAX_RUNS, &info, &err) != IHEX_OK) {
+		hex_diag(d, path, &err);
+		goto out;
+	}
+	if (!info.nruns) {
+		fw_diag_add(d, path, 0, "no data records");
+		goto out;
+	}
+	*outlen = ihex_bin_records((const char *)buf, len, NULL);
+	*out = malloc(*outlen);
+	if (!*out) {
+		r = -ENOMEM;
+		goto out;
+	}
+	ihex_bin_records((const char *)buf, len, *out);
+	r = 0;
+out:
+	free(buf);
+	free(runs);
+	return r;
+}
+
 int fw_img_add_ihexbin(struct fw_img *im, const char *path, struct fw_diag *d)
 {
 	struct ihex_binrec rec;

@@ -41,6 +41,10 @@ int fw_img_add_elf(struct fw_img *im, const char *path, struct fw_diag *d);
 int fw_img_add_elf_mem(struct fw_img *im, const char *path, const uint8_t *buf, size_t len,
 		       struct fw_diag *d);
 int fw_img_add_hex(struct fw_img *im, const char *path, struct fw_diag *d);
+/* An Intel HEX file (validated as fw_img_add_hex does) in the kernel's
+ * binary ihex records as its ihex2fw writes them: a record per data
+ * record, in the file's order (ihex_bin_records). *out is malloc'd. */
+int fw_img_hex_records(const char *path, uint8_t **out, size_t *outlen, struct fw_diag *d);
 int fw_img_add_ihexbin(struct fw_img *im, const char *path, struct fw_diag *d);
 /* Memory ranges of two sections overlap: -EINVAL, both named in d. */
 int fw_img_check(const struct fw_img *im, const char *out, struct fw_diag *d);

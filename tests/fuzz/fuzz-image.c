@@ -73,6 +73,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				free(out);
 			}
 		}
+		/* ihex2fw's form of accepted text: sized exactly, and every
+		 * record of it read back by the kernel's validator's rules. */
+		size_t blen = ihex_bin_records((const char *)data, size, NULL);
+		uint8_t *bin = malloc(blen);
+
+		if (bin) {
+			struct ihex_binrec rec;
+			size_t off = 0;
+			int k;
+
+			ihex_bin_records((const char *)data, size, bin);
+			while ((k = ihex_bin_next(bin, blen, &off, &rec, &err)) == 1)
+				;
+			if (k != 0 || off != blen)
+				abort();
+			free(bin);
+		}
 	}
 #elif defined(FUZZ_IHEX_BIN)
 	struct ihex_binrec rec;
