@@ -86,7 +86,9 @@ static const struct fw_cli_help help = {
 		"never guessed. Every licence text goes to LICENSES/<id>.txt, in UTF-8 (an\n"
 		"ISO-8859-1 one converted), each file a wording names (\"See A and B\") with\n"
 		"the blobs; manifests/preferred-form beside the map (blobs that are their own\n"
-		"preferred form) is kept. The tree is built beside DIR and renamed into place; a tree\n"
+		"preferred form) is kept, and so are the recipes of manifests/build whose sources\n"
+		"and outputs the release has (each other one named in the notes). The tree is\n"
+		"built beside DIR and renamed into place; a tree\n"
 		"already at DIR is replaced, and what changed is reported block by block.\n"
 		"Only what an import wrote, or the parts of an fwdist tree (WHENCE,\n"
 		"firmware/, manifests/, LICENSES/), is replaced: in a checkout of the\n"
@@ -237,7 +239,7 @@ int cmd_import(int argc, char **argv)
 	struct fw_import_opts io = { 0 };
 	struct fw_import_report rep;
 	struct fw_diag d = { 0 };
-	char *map = NULL, *pref = NULL, release[9] = "";
+	char *map = NULL, *pref = NULL, *recipes = NULL, release[9] = "";
 	const char *release_from = NULL;
 	int ret, r;
 
@@ -266,7 +268,8 @@ int cmd_import(int argc, char **argv)
 
 		pref = sl ? fw_asprintf("%.*s/preferred-form", (int)(sl - map), map) :
 			    strdup("preferred-form");
-		if (!pref) {
+		recipes = sl ? fw_asprintf("%.*s/build", (int)(sl - map), map) : strdup("build");
+		if (!pref || !recipes) {
 			fw_err("out of memory");
 			ret = EXIT_FINDING;
 			goto out;
@@ -274,6 +277,7 @@ int cmd_import(int argc, char **argv)
 	}
 	io = (struct fw_import_opts){
 		.src = cli.args[0], .into = o.into, .map_path = map, .preferred_path = pref,
+		.recipes_path = recipes,
 		.licence_dirs = o.dirs, .nlicence_dirs = o.ndirs,
 		.allow_missing = o.allow_missing, .link = o.link, .no_whence = o.no_whence,
 		.debian_copyright = o.debian_copyright, .vouch = o.vouch, .adopt = o.adopt,
@@ -382,6 +386,7 @@ int cmd_import(int argc, char **argv)
 out:
 	free(map);
 	free(pref);
+	free(recipes);
 	free(o.dirs);
 	fw_cli_free(&cli);
 	fw_diag_free(&d);

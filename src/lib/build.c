@@ -1053,10 +1053,12 @@ char *fw_blob_freeness(const struct fw_tree *t, const struct fw_blob *b, enum fw
 	if (v && v->v == FW_BV_DIFFERS)
 		return fw_asprintf("source in the tree, rebuilt but not identical: %s (%s:%u)",
 				   v->why ? v->why : "-", FW_TREE_VERDICTS, v->line);
+	if (v && v->v == FW_BV_FAILED)
+		return fw_asprintf("source in the tree, but it does not build: %s (%s:%u)",
+				   v->why ? v->why : "-", FW_TREE_VERDICTS, v->line);
 	if (v)
-		return fw_asprintf("source in the tree, not rebuilt: %s%s%s (%s:%u)",
-				   fw_build_verdict_name(v->v), v->why ? ": " : "",
-				   v->why ? v->why : "", FW_TREE_VERDICTS, v->line);
+		return fw_asprintf("source in the tree, not rebuilt: %s (%s:%u)",
+				   v->why ? v->why : "-", FW_TREE_VERDICTS, v->line);
 	if (r)
 		return fw_asprintf("source in the tree, not rebuilt: no verdict recorded for "
 				   "recipe %s (run fwdist build --record)", r->name);

@@ -247,6 +247,13 @@ int imp_read_licence(int dirfd, const char *name, char **buf, size_t *len, bool 
 int imp_write_policy(struct imp *im);
 int imp_write_texts(struct imp *im);
 
+/* ---- the build recipes (import-recipes.c) ---- */
+
+/* manifests/build of the stage: the recipes of o->recipes_path whose
+ * sources and outputs are all in the stage, each other one named in the
+ * notes. 0 or -errno. */
+int imp_keep_recipes(struct imp *im);
+
 /* ---- the refused summary (import-refused.c) ---- */
 
 /* rep->refused: the blobs of the stage's model im->t that its verdicts

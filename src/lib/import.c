@@ -1235,6 +1235,8 @@ static int import_manifests(struct imp *im)
 		r = drop_empty_packages(im);
 	if (r == 0 && im->kept_split && !im->tmpl)
 		r = new_vendors(im);
+	if (r == 0)
+		r = imp_keep_recipes(im);
 	/* What this import wrote at the top of DIR, for the next one. */
 	if (r == 0) {
 		char **parts = NULL;

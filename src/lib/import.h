@@ -38,6 +38,8 @@ struct fw_import_opts {
 	const char *into;          /* the tree to write (replaced as a whole) */
 	const char *map_path;      /* manifests/licence-map to classify with */
 	const char *preferred_path; /* manifests/preferred-form the tree keeps, or NULL */
+	const char *recipes_path;   /* manifests/build the tree keeps (its recipes whose
+				     * files the release has), or NULL */
 	const char *const *licence_dirs;
 	size_t nlicence_dirs;
 	bool allow_missing;        /* accepted for scripts: absent files never stop an import */
