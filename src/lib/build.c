@@ -679,10 +679,15 @@ int fw_build_recipe(const struct fw_tree *t, const struct fw_recipe *r,
 	for (size_t i = 0; i < r->ntools; i++) {
 		const struct fw_recipe_tool *tl = &r->tools[i];
 
-		if (strcmp(tl->package, FW_RECIPE_NO_PACKAGE) == 0)
-			return verdict_all(r, res, FW_BV_NOT_REBUILT,
-					   fw_asprintf("tool %s is in no Debian package",
-						       tl->command), NULL);
+		if (strcmp(tl->package, FW_RECIPE_NO_PACKAGE) == 0) {
+			int e = verdict_all(r, res, FW_BV_NOT_REBUILT,
+					    fw_asprintf("tool %s is in no Debian package", tl->command),
+					    NULL);
+
+			for (size_t k = 0; k < r->noutputs; k++)
+				res[k].no_package = true;
+			return e;
+		}
 		if (strcmp(tl->package, FW_RECIPE_SELF_PACKAGE) == 0) {
 			if (!o->self)
 				return verdict_all(r, res, FW_BV_NOT_REBUILT,

@@ -26,6 +26,8 @@ struct fw_build_result {
 					 * blob is absent: only its checksum line) */
 	uint8_t sha256[FW_SHA256_LEN];  /* of the rebuilt output */
 	bool built;                     /* sha256 and built_size are set */
+	bool no_package;                /* not rebuilt: a tool is in no Debian package
+					 * (tool none): said, not a failure */
 };
 void fw_build_result_free(struct fw_build_result *r);
 
