@@ -153,7 +153,7 @@ firmware: $(FWDIST)
 	@$(if $(Q),echo "  BUILD   manifests/build")
 	$(Q)if [ -f manifests/build ]; then \
 		out=$$($(FWDIST) -C . build --write 2>&1) || { printf '%s\n' "$$out" >&2; exit 1; }; \
-		$(if $(Q),:,printf '%s\n' "$$out"); \
+		printf '%s\n' "$$out" | $(if $(Q),tail -n 1,cat); \
 	fi
 
 # debian/control and debian/copyright are generated from the tree (WHENCE

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "build.h"
 #include "fwdist.h"
 #include "json.h"
 #include "plan.h"
@@ -36,7 +37,9 @@ static const struct fw_cli_help help = {
 		"\n"
 		"List every blob and link of the tree: kind, category, package, name (and a\n"
 		"link's target); with --json also whether it is refused, its verdict (the\n"
-		"category and why, as licenses gives it) and a dual licence's branch. With\n"
+		"category and why, as licenses gives it), a dual licence's branch and, for\n"
+		"a free blob, how its freeness was established (freeness: rebuilt-identical,\n"
+		"own-preferred-form or source-not-rebuilt, and freeness_why). With\n"
 		"--whence, read FILE alone (any upstream WHENCE) and\n"
 		"list its entries, or with --summary count its keyword lines.\n"
 		"\n",
@@ -262,6 +265,22 @@ int cmd_list(int argc, char **argv)
 				json_opt("licence_used", b->branch);
 				json_opt("verdict", v);
 				free(v);
+			}
+			/* A free blob: how its freeness was established, as
+			 * licenses says it (a build verdict, its own preferred
+			 * form, or its source not rebuilt and why). */
+			if (!l && b && b->cat == FW_CAT_FREE) {
+				enum fw_freeness how;
+				char *why = fw_blob_freeness(&t, b, &how);
+
+				if (!why) {
+					fw_err("out of memory");
+					ret = EXIT_FINDING;
+					goto out;
+				}
+				json_opt("freeness", fw_freeness_name(how));
+				json_opt("freeness_why", why);
+				free(why);
 			}
 			if (!l && b && b->sum) {
 				char hex[FW_SHA256_HEX + 1];

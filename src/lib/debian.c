@@ -11,6 +11,7 @@
 #include "import.h"
 #include "lines.h"
 #include "modmap.h"
+#include "recipe.h"
 #include "util.h"
 
 #define CONTROL_IN "debian/control.in"
@@ -1074,6 +1075,99 @@ int fw_debian_metainfo(FILE *f, const struct fw_plan *p, int pkg, struct fw_diag
 
 /* ---- the committed files ---- */
 
+/* Packages a Build-Depends need not name: build-essential's and the
+ * Essential ones a recipe may run (lintian warns when they are named). */
+static bool implied_build_dep(const char *pkg)
+{
+	static const char *const implied[] = {
+		"bash", "coreutils", "dash", "diffutils", "dpkg-dev", "findutils", "g++", "gcc",
+		"grep", "gzip", "libc6-dev", "make", "perl-base", "sed", "tar", "util-linux",
+	};
+
+	for (size_t i = 0; i < FW_ARRAY_SIZE(implied); i++)
+		if (strcmp(pkg, implied[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the field text [s, e) names pkg (an alternative of a relation,
+ * before any version, architecture or profile). */
+static bool field_names(const char *s, const char *e, const char *pkg)
+{
+	size_t n = strlen(pkg);
+
+	while (s < e) {
+		while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == ',' || *s == '|'))
+			s++;
+		if ((size_t)(e - s) >= n && memcmp(s, pkg, n) == 0 &&
+		    (s + n == e || !(s[n] == '-' || s[n] == '.' || s[n] == '+' ||
+				     (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9'))))
+			return true;
+		while (s < e && *s != ',' && *s != '|')
+			s++;
+	}
+	return false;
+}
+
+/* debian/control.in's head, its Build-Depends completed with the Debian
+ * packages of manifests/build's tools (sorted; fwdist's own and those
+ * build-essential or Essential imply left out): the free firmware builds
+ * from source in the package build, from what the archive has. */
+static void control_head(FILE *f, const char *head, size_t hlen, const struct fw_tree *t)
+{
+	const char *end = head + hlen, *fs = NULL, *fe, *indent = " ";
+	size_t ilen = 1;
+	const char *last = NULL;
+
+	for (const char *l = head; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+
+		if ((size_t)(end - l) > 14 && memcmp(l, "Build-Depends:", 14) == 0) {
+			fs = l;
+			break;
+		}
+		l = nl ? nl + 1 : end;
+	}
+	if (!fs) {
+		fwrite(head, 1, hlen, f);
+		return;
+	}
+	/* The field: its line and the continuation lines after it. */
+	fe = memchr(fs, '\n', (size_t)(end - fs));
+	fe = fe ? fe : end;
+	while (fe < end && fe + 1 < end && (fe[1] == ' ' || fe[1] == '\t')) {
+		const char *nl = memchr(fe + 1, '\n', (size_t)(end - fe - 1));
+		const char *w = fe + 1;
+
+		indent = w;
+		for (ilen = 0; w + ilen < end && (w[ilen] == ' ' || w[ilen] == '\t'); ilen++)
+			;
+		fe = nl ? nl : end;
+	}
+	fwrite(head, 1, (size_t)(fe - head), f);
+	for (;;) {
+		const char *next = NULL;
+
+		/* The least package name above last, each once: sorted output. */
+		for (size_t i = 0; i < t->recipes.n; i++)
+			for (size_t k = 0; k < t->recipes.v[i].ntools; k++) {
+				const char *pkg = t->recipes.v[i].tools[k].package;
+
+				if (strcmp(pkg, FW_RECIPE_NO_PACKAGE) == 0 ||
+				    strcmp(pkg, FW_RECIPE_SELF_PACKAGE) == 0 || implied_build_dep(pkg) ||
+				    (last && strcmp(pkg, last) <= 0) || (next && strcmp(pkg, next) >= 0) ||
+				    field_names(fs + 14, fe, pkg))
+					continue;
+				next = pkg;
+			}
+		if (!next)
+			break;
+		fprintf(f, ",\n%.*s%s", (int)ilen, indent, next);
+		last = next;
+	}
+	fwrite(fe, 1, (size_t)(end - fe), f);
+}
+
 int fw_debian_generate(const struct fw_tree *t, enum fw_debian_file which, char **buf,
 		       size_t *len, struct fw_diag *d)
 {
@@ -1099,8 +1193,12 @@ int fw_debian_generate(const struct fw_tree *t, enum fw_debian_file which, char 
 		r = -errno;
 		goto out;
 	}
-	/* The head is the hand-kept part; the generated part follows it. */
-	fwrite(head, 1, hlen, f);
+	/* The head is the hand-kept part (debian/control's Build-Depends
+	 * completed from the recipes); the generated part follows it. */
+	if (which == FW_DEB_CONTROL)
+		control_head(f, head, hlen, t);
+	else
+		fwrite(head, 1, hlen, f);
 	r = which == FW_DEB_CONTROL ? fw_debian_control(f, &p, d) :
 				      fw_debian_copyright(f, &p, head, hlen, d);
 	if (fclose(f) != 0 && r == 0)
