@@ -251,7 +251,8 @@ int imp_write_texts(struct imp *im);
 
 /* manifests/build of the stage: the recipes of o->recipes_path whose
  * sources and outputs are all in the stage, each other one named in the
- * notes. 0 or -errno. */
+ * notes; and the lines of manifests/build-verdicts beside it about a blob
+ * of the stage. 0 or -errno. */
 int imp_keep_recipes(struct imp *im);
 
 /* ---- the refused summary (import-refused.c) ---- */

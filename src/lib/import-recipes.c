@@ -47,6 +47,51 @@ static const struct fw_recipe *line_recipe(const struct fw_recipes *rs, const ch
 	return fw_recipes_find(rs, name);
 }
 
+/* manifests/build-verdicts beside the recipes: the lines about a blob of
+ * the stage (a verdict counts only while its SHA-256 is the blob's, so one
+ * about changed bytes is kept and ignored, as check and licenses do). */
+static int keep_verdicts(struct imp *im)
+{
+	char *path = fw_asprintf("%s-verdicts", im->o->recipes_path);
+	char *buf = NULL, *out = NULL;
+	size_t len, n = 0, cap = 0;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = fw_read_text(AT_FDCWD, path, &buf, &len);
+	free(path);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	for (const char *p = buf, *end = buf + len; r == 0 && p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *tab = memchr(p, '\t', ll);
+		bool keep = true;
+
+		if (ll && p[0] != '#' && tab) {
+			char *blob = strndup(p, (size_t)(tab - p));
+
+			if (!blob) {
+				r = -ENOMEM;
+				break;
+			}
+			keep = staged(im, blob);
+			free(blob);
+		}
+		if (keep)
+			r = imp_add_line(&out, &n, &cap, p, ll);
+		p = nl ? nl + 1 : end;
+	}
+	if (r == 0)
+		r = fw_write_atomic(im->stagefd, FW_TREE_VERDICTS, out ? out : "", n, 0644);
+	free(out);
+	free(buf);
+	return r;
+}
+
 int imp_keep_recipes(struct imp *im)
 {
 	struct fw_recipes rs = { 0 };
@@ -122,6 +167,8 @@ int imp_keep_recipes(struct imp *im)
 				  fw_asprintf("manifests/build: %zu of %zu recipes kept", kept, rs.n));
 	if (r == 0)
 		r = fw_write_atomic(im->stagefd, FW_TREE_RECIPES, out ? out : "", n, 0644);
+	if (r == 0)
+		r = keep_verdicts(im);
 out:
 	free(out);
 	free(keep);
