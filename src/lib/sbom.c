@@ -10,8 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
+#include "digest.h"
 #include "fsutil.h"
 #include "json.h"
+#include "recipe.h"
 #include "policy.h"
 #include "util.h"
 
@@ -20,6 +23,19 @@
 struct ref_text {
 	const struct fw_text *x;
 	char *buf; /* its content */
+};
+
+/* A free blob's provenance, as name/value properties: how its freeness
+ * was established, and for a blob a recipe builds, the recipe, each
+ * source with its SHA-256 and each tool with its Debian package and the
+ * version installed when the SBOM is written. */
+struct prov_item {
+	const char *name;
+	char *value;
+};
+struct prov {
+	struct prov_item *v;
+	size_t n, cap;
 };
 
 struct sbom {
@@ -33,6 +49,10 @@ struct sbom {
 	struct ref_text *refs;              /* distinct LicenseRef-* texts, by id */
 	size_t nrefs;
 	char uuid[37];
+	struct prov *prov;                  /* of files[i]: its build provenance */
+	char *status;                       /* dpkg's status file, read once */
+	size_t status_len;
+	bool status_read;
 };
 
 int fw_sbom_format_parse(const char *s, enum fw_sbom_format *f)
@@ -147,6 +167,113 @@ static bool text_ok(const char *v, bool spdx_text)
 	return fw_utf8_valid(v) && !(spdx_text && strstr(v, "</text>"));
 }
 
+/* The version dpkg has installed of pkg, or NULL (dpkg's status file,
+ * /var/lib/dpkg/status, read at the first call). */
+static const char *installed_version(struct sbom *s, const char *pkg, char *out, size_t outlen)
+{
+	const char *p, *end;
+	size_t n = strlen(pkg);
+
+	if (!s->status_read) {
+		s->status_read = true;
+		if (fw_read_text(AT_FDCWD, "/var/lib/dpkg/status", &s->status, &s->status_len) < 0)
+			s->status = NULL;
+	}
+	if (!s->status)
+		return NULL;
+	end = s->status + s->status_len;
+	/* Each stanza: "Package: P", then its other fields up to a blank line. */
+	for (p = s->status; p < end;) {
+		const char *stop = strstr(p, "\n\n");
+		const char *se = stop ? stop : end;
+		bool match = (size_t)(se - p) > 9 + n && memcmp(p, "Package: ", 9) == 0 &&
+			     memcmp(p + 9, pkg, n) == 0 && p[9 + n] == '\n';
+
+		if (match && memmem(p, (size_t)(se - p), "\nStatus: install ok installed\n", 30)) {
+			const char *v = memmem(p, (size_t)(se - p), "\nVersion: ", 10);
+
+			if (v) {
+				const char *ve = memchr(v + 10, '\n', (size_t)(se - v - 10));
+				size_t vl = (size_t)((ve ? ve : se) - (v + 10));
+
+				if (vl < outlen) {
+					memcpy(out, v + 10, vl);
+					out[vl] = '\0';
+					return out;
+				}
+			}
+		}
+		p = stop ? stop + 2 : end;
+	}
+	return NULL;
+}
+
+static int prov_add(struct prov *pv, const char *name, char *value)
+{
+	if (!value)
+		return -ENOMEM;
+	if (fw_grow(&pv->v, &pv->cap, pv->n + 1, sizeof(*pv->v)) < 0) {
+		free(value);
+		return -ENOMEM;
+	}
+	pv->v[pv->n].name = name;
+	pv->v[pv->n++].value = value;
+	return 0;
+}
+
+static int provenance(struct sbom *s, const struct fw_plan_entry *e, struct prov *pv)
+{
+	const struct fw_tree *t = s->p->t;
+	const struct fw_blob *b = e->blob;
+	const struct fw_recipe *r;
+	enum fw_freeness how;
+	char *why;
+	int err;
+
+	if (b->cat != FW_CAT_FREE)
+		return 0;
+	why = fw_blob_freeness(t, b, &how);
+	err = prov_add(pv, "fwdist:freeness", strdup(fw_freeness_name(how)));
+	if (err == 0)
+		err = prov_add(pv, "fwdist:freeness-why", why);
+	else
+		free(why);
+	r = fw_recipes_output(&t->recipes, b->e->name, NULL);
+	if (err < 0 || !r)
+		return err;
+	err = prov_add(pv, "fwdist:recipe", strdup(r->name));
+	for (size_t i = 0; err == 0 && i < r->nsources; i++) {
+		uint8_t sum[FW_SHA256_LEN];
+		char hexs[FW_SHA256_HEX + 1] = "unreadable";
+		int fd = t->fwfd < 0 ? -1 : fw_open_beneath(t->fwfd, r->sources[i].text, O_RDONLY, 0);
+
+		if (fd >= 0 && fw_sha256_fd(fd, sum, NULL) == 0)
+			fw_sha256_hex(sum, hexs);
+		if (fd >= 0)
+			close(fd);
+		err = prov_add(pv, "fwdist:build-source",
+			       fw_asprintf("%s sha256:%s", r->sources[i].text, hexs));
+	}
+	for (size_t i = 0; err == 0 && i < r->ntools; i++) {
+		const struct fw_recipe_tool *tl = &r->tools[i];
+		char ver[128];
+		const char *v;
+
+		if (strcmp(tl->package, FW_RECIPE_NO_PACKAGE) == 0) {
+			err = prov_add(pv, "fwdist:build-tool",
+				       fw_asprintf("none (%s): in no Debian package", tl->command));
+			continue;
+		}
+		if (strcmp(tl->package, FW_RECIPE_SELF_PACKAGE) == 0)
+			v = s->o->tool_version;
+		else if (!(v = installed_version(s, tl->package, ver, sizeof(ver))))
+			v = "not installed";
+		err = prov_add(pv, "fwdist:build-tool",
+			       fw_asprintf("%s %s (%s)", tl->package, v, tl->command));
+	}
+	return err;
+}
+
 static int collect(struct sbom *s, struct fw_diag *d)
 {
 	const struct fw_plan *p = s->p;
@@ -168,7 +295,8 @@ static int collect(struct sbom *s, struct fw_diag *d)
 	qsort(s->files, s->nfiles, sizeof(*s->files), cmp_entry);
 	qsort(s->lics, s->nlics, sizeof(*s->lics), cmp_entry);
 	s->sha1 = calloc(s->nfiles + 1, sizeof(*s->sha1));
-	if (!s->sha1)
+	s->prov = calloc(s->nfiles + 1, sizeof(*s->prov));
+	if (!s->sha1 || !s->prov)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct fw_plan_entry *e = s->files[i];
@@ -187,6 +315,9 @@ static int collect(struct sbom *s, struct fw_diag *d)
 		if (r == -EINVAL)
 			bad = true;
 		else if (r < 0)
+			return r;
+		r = provenance(s, e, &s->prov[i]);
+		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; i < s->nlics; i++) {
@@ -249,6 +380,10 @@ static int make_uuid(struct sbom *s)
 		FEED(spdx ? spdx : "");
 		if (r == 0)
 			r = fw_sha256_update(&h, e->sha256, FW_SHA256_LEN);
+		for (size_t k = 0; k < s->prov[i].n; k++) {
+			FEED(s->prov[i].v[k].name);
+			FEED(s->prov[i].v[k].value);
+		}
 	}
 	for (size_t i = 0; i < s->nlics; i++) {
 		FEED(pkg_name(s, s->lics[i]));
@@ -368,6 +503,9 @@ static void write_cyclonedx(FILE *f, const struct sbom *s)
 					  e->blob->branch);
 			if (e->blob->driver)
 				json_prop(f, "            ", false, "fwdist:driver", e->blob->driver);
+			for (size_t k = 0; k < s->prov[i].n; k++)
+				json_prop(f, "            ", false, s->prov[i].v[k].name,
+					  s->prov[i].v[k].value);
 			fputs("\n          ]\n        }", f);
 		}
 		fputs("\n      ]\n    }", f);
@@ -483,6 +621,13 @@ static int write_spdx(FILE *f, const struct sbom *s)
 			if (!spdx || fw_spdx_eval(NULL, spdx, &(enum fw_category){ 0 }, each_id, f,
 						  &(const char *){ NULL }) < 0)
 				fputs("LicenseInfoInFile: NOASSERTION\n", f);
+			if (s->prov[i].n) {
+				fputs("FileComment: <text>", f);
+				for (size_t k = 0; k < s->prov[i].n; k++)
+					fprintf(f, "%s%s: %s", k ? "\n" : "", s->prov[i].v[k].name,
+						s->prov[i].v[k].value);
+				fputs("</text>\n", f);
+			}
 			fputs("FileCopyrightText: NOASSERTION\nRelationship: ", f);
 			spdx_pkg_id(f, fp->name);
 			fprintf(f, " CONTAINS SPDXRef-File-%zu\n", fileno);
@@ -513,6 +658,13 @@ int fw_sbom_write(FILE *f, const struct fw_plan *p, const struct fw_sbom_opts *o
 		r = write_spdx(f, &s);
 	if (r == 0 && (fflush(f) != 0 || ferror(f)))
 		r = -EIO;
+	for (size_t i = 0; s.prov && i < s.nfiles; i++) {
+		for (size_t k = 0; k < s.prov[i].n; k++)
+			free(s.prov[i].v[k].value);
+		free(s.prov[i].v);
+	}
+	free(s.prov);
+	free(s.status);
 	for (size_t i = 0; i < s.nrefs; i++)
 		free(s.refs[i].buf);
 	free(s.refs);
