@@ -2,6 +2,7 @@
 /* fwdist check: validate the whole tree and report every finding in one run. */
 #include <stdio.h>
 
+#include "build.h"
 #include "check.h"
 #include "fwdist.h"
 #include "json.h"
@@ -59,6 +60,20 @@ int cmd_check(int argc, char **argv)
 		fw_print_diag(&d);
 		if (d.n || d.nomem)
 			fprintf(stderr, "fwdist: check: %zu finding%s\n", d.n, d.n == 1 ? "" : "s");
+		else if (c.undistributable && c.has_recipes)
+			printf("check: OK: %zu blob%s (%zu free, %zu non-free, %zu undistributable), "
+			       "%zu link%s, %zu licence%s, %zu package%s; free: %zu rebuilt identical, "
+			       "%zu own preferred form, %zu source not rebuilt\n",
+			       t.nblobs, S(t.nblobs), c.free, c.nonfree, c.undistributable, t.nlinks, S(t.nlinks),
+			       t.policy.n, S(t.policy.n), t.split.npkgs, S(t.split.npkgs),
+			       c.how[FW_FREE_REBUILT], c.how[FW_FREE_OWN_FORM], c.how[FW_FREE_NOT_REBUILT]);
+		else if (c.has_recipes)
+			printf("check: OK: %zu blob%s (%zu free, %zu non-free), %zu link%s, "
+			       "%zu licence%s, %zu package%s; free: %zu rebuilt identical, "
+			       "%zu own preferred form, %zu source not rebuilt\n",
+			       t.nblobs, S(t.nblobs), c.free, c.nonfree, t.nlinks, S(t.nlinks),
+			       t.policy.n, S(t.policy.n), t.split.npkgs, S(t.split.npkgs),
+			       c.how[FW_FREE_REBUILT], c.how[FW_FREE_OWN_FORM], c.how[FW_FREE_NOT_REBUILT]);
 		else if (c.undistributable)
 			/* Listed but refused: count them, or the numbers do not add up. */
 			printf("check: OK: %zu blob%s (%zu free, %zu non-free, %zu undistributable), "

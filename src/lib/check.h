@@ -3,6 +3,7 @@
 #ifndef FWDIST_CHECK_H
 #define FWDIST_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct fw_diag;
@@ -23,6 +24,11 @@ int fw_tree_check_files(const struct fw_tree *t, unsigned jobs, struct fw_progre
 /* What fwdist check counts of a tree with no finding. */
 struct fw_check_counts {
 	size_t free, nonfree, undistributable; /* blobs of each category */
+	/* A tree with build recipes: its free blobs by how their freeness
+	 * was established (enum fw_freeness: rebuilt identical, their own
+	 * preferred form, source not rebuilt), as licenses gives it. */
+	bool has_recipes;
+	size_t how[3];
 };
 
 /* Everything fwdist check checks, in this order: the model
