@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "digest.h"
 #include "fsutil.h"
 #include "import-int.h"
@@ -1283,7 +1284,33 @@ static int import_manifests(struct imp *im)
 			r = -EPROTO;
 			return r;
 		}
-		if (im->have_old)
+		/* How the free blobs' freeness stands in the tree written: a
+		 * verdict counts only for the bytes it was recorded on. */
+		if (fin.recipes.n) {
+			size_t how[3] = { 0 };
+
+			for (size_t i = 0; r == 0 && i < fin.nblobs; i++) {
+				enum fw_freeness f;
+				char *why;
+
+				if (fin.blobs[i].cat != FW_CAT_FREE || fin.blobs[i].duplicate)
+					continue;
+				why = fw_blob_freeness(&fin, &fin.blobs[i], &f);
+				if (!why)
+					r = -ENOMEM;
+				else if ((size_t)f < FW_ARRAY_SIZE(how))
+					how[f]++;
+				free(why);
+			}
+			if (r == 0)
+				r = imp_strv_take(&im->rep->notes,
+						  fw_asprintf("free blobs: %zu rebuilt identical, %zu their own "
+							      "preferred form, %zu source not rebuilt (fwdist "
+							      "licenses says why; fwdist build --record rebuilds)",
+							      how[FW_FREE_REBUILT], how[FW_FREE_OWN_FORM],
+							      how[FW_FREE_NOT_REBUILT]));
+		}
+		if (r == 0 && im->have_old)
 			r = diff_trees(im, &im->old, &fin, im->jobs, im->njobs);
 		fw_tree_free(&fin);
 		if (r < 0)
