@@ -22,6 +22,9 @@
 #                      $FWDIST_REAL_CACHE (default /var/cache/fwdist-real);
 #                      prints ROOT (its blobs in ROOT/lib/firmware), or fails
 #                      with the fetch's last lines on stderr
+#   checkout_copy DEST a copy of the checkout's files into DEST (created):
+#                      scripts/checkout-files' list (tracked or untracked,
+#                      not ignored, not deleted), as make deb copies it
 #   finish SUITE       "SUITE: N passed, M failed[, K skipped]", appends
 #                      "N M[ K]" to $FWDIST_RESULTS if set, exits 1 on a
 #                      failure (0 otherwise)
@@ -100,6 +103,13 @@ real_firmware() {
 		echo "$pkgs" >"$cache/.fetched"
 	) 9>"$cache/.lock" || return 1
 	echo "$cache/root"
+}
+
+checkout_copy() {
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	mkdir -p "$1" &&
+		(cd "$top" && scripts/checkout-files | tar --null -T - -cf -) | tar -C "$1" -xf -
 }
 
 finish() {
