@@ -230,74 +230,6 @@ out:
 	return ret;
 }
 
-/* What verify with a tree makes of the records, when there are some. */
-struct against {
-	size_t subset;     /* names of the tree no record lists: not installed */
-	size_t subset_pkg; /* of which in packages with no record at all */
-};
-
-static bool recorded_any(const struct fw_records *rs, const char *name)
-{
-	char buf[4096];
-
-	if (fw_records_find(rs, name, NULL))
-		return true;
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(buf, sizeof(buf), "%s%s", name, i ? ".zst" : ".xz");
-		if (fw_records_find(rs, buf, NULL))
-			return true;
-	}
-	return false;
-}
-
-/* Compare the tree's plan with what the records say was installed: a
- * name of the tree that no record lists was left out by the install (a
- * subset: --hardware, --select, --package), not lost: those leave res,
- * counted in a. A name installed from another release of the tree stays
- * a problem: the tree asked about is not what is installed there (a
- * refused or interrupted upgrade is one).
- * Only where every record is readable: a damaged one decides nothing. */
-static int against_records(const struct fw_plan *p, int fwfd, struct fw_verify_result *res,
-			   struct against *a)
-{
-	struct fw_records rs = { 0 };
-	struct fw_diag d = { 0 };
-	size_t w = 0;
-	int r = fw_records_load(fwfd, &rs, &d);
-
-	fw_diag_free(&d);
-	if (r < 0 || !rs.n || rs.damaged || rs.foreign) {
-		fw_records_free(&rs);
-		return r == -ENOMEM ? r : 0;
-	}
-	for (size_t i = 0; i < res->n; i++) {
-		struct fw_verify_problem *v = &res->v[i];
-		const struct fw_plan_entry *pe = NULL;
-		bool keep = true;
-
-		if (!strcmp(v->kind, "missing")) {
-			pe = fw_plan_find_name(p, v->name);
-			if (!pe)
-				pe = fw_plan_find(p, v->name);
-			if (pe && pe->pkg >= 0 && !recorded_any(&rs, v->name)) {
-				keep = false;
-				a->subset++;
-				if (!fw_records_get(&rs, p->t->split.pkgs[pe->pkg].name))
-					a->subset_pkg++;
-			}
-		}
-		if (keep) {
-			res->v[w++] = *v;
-		} else {
-			free(v->name);
-			free(v->detail);
-		}
-	}
-	res->n = w;
-	fw_records_free(&rs);
-	return 0;
-}
-
 int cmd_verify(int argc, char **argv)
 {
 	struct fw_cli cli = FW_CLI_INIT("verify");
@@ -306,7 +238,7 @@ int cmd_verify(int argc, char **argv)
 	struct fw_verify_opts o = { 0 };
 	void *ctx[2] = { &po, &o };
 	struct fw_verify_result res = { 0 };
-	struct against a = { 0 };
+	struct fw_verify_subset a = { 0 };
 	struct fw_plan plan = { 0 };
 	struct fw_diag d = { 0 };
 	struct fw_tree t = { .rootfd = -1, .fwfd = -1 };
@@ -344,7 +276,7 @@ int cmd_verify(int argc, char **argv)
 	fw_cli_progress_stop();
 	/* Asked for all of the tree: the records say what was chosen. */
 	if (r == 0 && !cli.npkgs && !cli.select_file)
-		r = against_records(&plan, rootfd, &res, &a);
+		r = fw_verify_against_records(&plan, rootfd, &res, &a);
 	if (r < 0) {
 		fw_err("verify: %s", strerror(-r));
 		goto out;

@@ -779,3 +779,58 @@ void fw_verify_result_free(struct fw_verify_result *res)
 	free(res->v);
 	memset(res, 0, sizeof(*res));
 }
+
+static bool recorded_any(const struct fw_records *rs, const char *name)
+{
+	char buf[4096];
+
+	if (fw_records_find(rs, name, NULL))
+		return true;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(buf, sizeof(buf), "%s%s", name, i ? ".zst" : ".xz");
+		if (fw_records_find(rs, buf, NULL))
+			return true;
+	}
+	return false;
+}
+
+int fw_verify_against_records(const struct fw_plan *p, int fwfd, struct fw_verify_result *res,
+			      struct fw_verify_subset *a)
+{
+	struct fw_records rs = { 0 };
+	struct fw_diag d = { 0 };
+	size_t w = 0;
+	int r = fw_records_load(fwfd, &rs, &d);
+
+	fw_diag_free(&d);
+	if (r < 0 || !rs.n || rs.damaged || rs.foreign) {
+		fw_records_free(&rs);
+		return r == -ENOMEM ? r : 0;
+	}
+	for (size_t i = 0; i < res->n; i++) {
+		struct fw_verify_problem *v = &res->v[i];
+		const struct fw_plan_entry *pe = NULL;
+		bool keep = true;
+
+		if (!strcmp(v->kind, "missing")) {
+			pe = fw_plan_find_name(p, v->name);
+			if (!pe)
+				pe = fw_plan_find(p, v->name);
+			if (pe && pe->pkg >= 0 && !recorded_any(&rs, v->name)) {
+				keep = false;
+				a->subset++;
+				if (!fw_records_get(&rs, p->t->split.pkgs[pe->pkg].name))
+					a->subset_pkg++;
+			}
+		}
+		if (keep) {
+			res->v[w++] = *v;
+		} else {
+			free(v->name);
+			free(v->detail);
+		}
+	}
+	res->n = w;
+	fw_records_free(&rs);
+	return 0;
+}

@@ -53,4 +53,19 @@ int fw_verify_records(const struct fw_records *rs, int fwfd, const struct fw_dpk
 		      const bool *only, const struct fw_verify_opts *o, struct fw_verify_result *res);
 void fw_verify_result_free(struct fw_verify_result *res);
 
+/* What verify with a tree makes of the records, when there are some. */
+struct fw_verify_subset {
+	size_t subset;     /* names of the tree no record lists: not installed */
+	size_t subset_pkg; /* of which in packages with no record at all */
+};
+/* Compare the tree's plan p with what the records at fwfd say was
+ * installed: a name of the tree that no record lists was left out by the
+ * install (a subset: --hardware, --select, --package), not lost: those
+ * leave res, counted in a. A name installed from another release of the
+ * tree stays a problem: the tree asked about is not what is installed
+ * there (a refused or interrupted upgrade is one). Only where every record
+ * is readable: a damaged one decides nothing. 0 or -ENOMEM. */
+int fw_verify_against_records(const struct fw_plan *p, int fwfd, struct fw_verify_result *res,
+			      struct fw_verify_subset *a);
+
 #endif
