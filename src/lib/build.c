@@ -646,8 +646,20 @@ static int read_outputs(const struct fw_tree *t, int workfd, const struct fw_rec
 			ret = compare(t, &res[i], buf, len, &present);
 		/* make firmware: the built blob takes its place in firmware/
 		 * (a new file, atomically), unless the same bytes are there. */
-		if (ret == 0 && o->write && !(present && res[i].v == FW_BV_IDENTICAL))
-			ret = fw_write_atomic(t->fwfd, res[i].blob, buf, len, 0644);
+		if (ret == 0 && o->write && !(present && res[i].v == FW_BV_IDENTICAL)) {
+			/* Its directory too, where a fresh checkout has none
+			 * (beneath firmware/: a symlink in the way is refused). */
+			const char *leaf;
+			int pfd = fw_open_parent(t->fwfd, res[i].blob, 1, &leaf);
+
+			if (pfd < 0) {
+				ret = pfd;
+			} else {
+				ret = fw_write_atomic(pfd, leaf, buf, len, 0644);
+				if (pfd != t->fwfd)
+					close(pfd);
+			}
+		}
 		free(buf);
 		if (ret < 0)
 			return ret;
