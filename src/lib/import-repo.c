@@ -200,7 +200,7 @@ int imp_write_import_mark(struct imp *im, char **parts, size_t n)
 			continue;
 		fw_sha256_hex(x->orig, hex);
 		l = fw_asprintf("converted %s/%s.txt ISO-8859-1 %s %s", FW_TREE_LICENSES, x->id, hex,
-				x->found ? x->found : "-");
+				x->found ? fw_esc(x->found) : "-");
 		r = l ? imp_add_line(&buf, &len, &cap, l, strlen(l)) : -ENOMEM;
 		free(l);
 	}
