@@ -159,13 +159,13 @@ static int parse_line(struct fw_recipes *rs, const char *path, unsigned line, co
 			return -ENOMEM;
 		old = fw_recipes_find(rs, nm);
 		if (old || (*last && strcmp(*last, nm) == 0)) {
+			/* Not in the list but the last named: a recipe past
+			 * the limit, reported at its first line; its other
+			 * lines add nothing. */
 			if (old)
 				fw_diag_add(d, path, line,
 					    "recipe %s: its lines must be together (it began at line %u)",
 					    nm, old->line);
-			else
-				fw_diag_add(d, path, line, "recipe %s: its lines must be together",
-					    nm);
 			free(nm);
 			return 0;
 		}

@@ -147,6 +147,30 @@ TEST(limits)
 	free(text);
 }
 
+/* The recipe past FW_RECIPES_MAX is reported once, at its first line; its
+ * other lines are no "lines must be together" finding. */
+TEST(too_many_recipes)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct fw_recipes rs;
+	struct fw_diag d = { 0 };
+
+	CHECK(f != NULL);
+	fprintf(f, HDR);
+	for (int i = 0; i <= FW_RECIPES_MAX; i++)
+		fprintf(f, "r%d output o%d\nr%d run true\n", i, i, i);
+	fclose(f);
+	CHECK_EQ_INT(fw_recipes_parse(&rs, "manifests/build", text, len, &d), 0);
+	CHECK_EQ_INT(rs.n, FW_RECIPES_MAX);
+	CHECK_NDIAG(&d, 1);
+	CHECK_DIAG(&d, 0, 2 + 2 * FW_RECIPES_MAX, "more than 4096 recipes");
+	fw_recipes_free(&rs);
+	fw_diag_free(&d);
+	free(text);
+}
+
 TEST(verdicts)
 {
 	static const char text[] =
