@@ -108,7 +108,7 @@ $(SNAPSHOT): tests/snapshot.c
 # ---- fuzzing (libFuzzer) ----
 # One binary per parser: tests/fuzz/fuzz-{text,image}.c with -DFUZZ_<T>, and
 # one file each for the others.
-FUZZ_TEXT  = whence sums policy split recipes verdicts modmap licmap hwlog
+FUZZ_TEXT  = whence sums policy split recipes verdicts modmap licmap hwlog cis
 FUZZ_IMAGE = fwimage ihex ihex_bin modinfo elf
 # replaces: manifests/replaces with the split it is checked against;
 # metainfo: the metainfo writer, its XML checked for well-formedness;

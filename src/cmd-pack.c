@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fwdist pack: build a fwimage(5) (or a flat binary, binary ihex, Intel HEX) from sections. */
+/* fwdist pack: build a fwimage(5) (or a flat binary, binary ihex, Intel HEX) from sections;
+ * or pack a PCMCIA CIS from its text. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cis.h"
 #include "fsutil.h"
 #include "fwdist.h"
 #include "image.h"
@@ -28,6 +30,9 @@ static const struct fw_cli_opt opts[] = {
 	  "00-05, checksums verified) as a text section", NULL },
 	{ "from-ihex", 'I', false, "FILE",
 	  "the same from the kernel's binary ihex records", NULL },
+	{ "from-cis", 'C', false, "FILE",
+	  "a PCMCIA CIS in cis-tools' pack_cis text: the one\n"
+	  "input of --format cis", NULL },
 	FW_CLI_HEADING("\nOptions:"),
 	{ "output", 'o', true, "OUT",
 	  "the file to write (required)", NULL },
@@ -37,7 +42,9 @@ static const struct fw_cli_opt opts[] = {
 	  "binary); ihex-bin: the kernel's binary ihex records;\n"
 	  "hex: Intel HEX text; ihex2fw: ihex-bin with a record\n"
 	  "per data record of the one --from-hex FILE, in its\n"
-	  "order, as the kernel's ihex2fw (without -s) writes it", NULL },
+	  "order, as the kernel's ihex2fw (without -s) writes it;\n"
+	  "cis: the one --from-cis FILE packed as pack_cis packs\n"
+	  "it (at most 512 bytes)", NULL },
 	{ "version", 'v', false, "V",
 	  "firmware version in the fwimage header (default 0)", NULL },
 	{ "entry", 'e', false, "ADDR",
@@ -49,8 +56,10 @@ static const struct fw_cli_opt opts[] = {
 
 static const struct fw_cli_help help = {
 	.head = "Usage: fwdist pack -o OUT [--format F] [--version V] [--entry ADDR] SECTION...\n"
+		"       fwdist pack -o OUT --format cis --from-cis FILE\n"
 		"\n"
-		"Build a firmware image from sections, in the order given (see fwimage(5)).\n"
+		"Build a firmware image from sections, in the order given (see fwimage(5)),\n"
+		"or a PCMCIA CIS from its text as cis-tools' pack_cis packs it.\n"
 		"OUT is written atomically: on any error nothing is left at OUT.\n"
 		"\n"
 		"SECTION is one of:\n",
@@ -93,7 +102,8 @@ struct opts {
 	const char *out;
 	enum fw_img_format fmt;
 	uint64_t version, entry, recsize;
-	bool has_entry, ihex2fw;
+	bool has_entry, ihex2fw, cis_format, cis;
+	bool image_opt; /* --version, --entry or --record-size given */
 	struct spec *v;
 	size_t n, cap;
 };
@@ -117,30 +127,38 @@ static int option(void *ctx, int c, const char *arg)
 			o->fmt = FW_FMT_HEX;
 		else if (strcmp(arg, "ihex2fw") == 0)
 			o->ihex2fw = true;
+		else if (strcmp(arg, "cis") == 0)
+			o->cis_format = true;
 		else
-			return fw_usage("pack", "--format: '%s' is not fwimage, bin, ihex-bin, hex or ihex2fw",
+			return fw_usage("pack",
+					"--format: '%s' is not fwimage, bin, ihex-bin, hex, ihex2fw or cis",
 					arg);
 		if (strcmp(arg, "ihex2fw") != 0)
 			o->ihex2fw = false;
+		if (strcmp(arg, "cis") != 0)
+			o->cis_format = false;
 		return EXIT_OK;
 	case 'v':
 		if (number(arg, strlen(arg), &o->version) < 0 || o->version > UINT32_MAX)
 			return fw_usage("pack", "--version: '%s' is not a 32-bit number", arg);
+		o->image_opt = true;
 		return EXIT_OK;
 	case 'e':
 		if (number(arg, strlen(arg), &o->entry) < 0)
 			return fw_usage("pack", "--entry: '%s' is not a number", arg);
-		o->has_entry = true;
+		o->has_entry = o->image_opt = true;
 		return EXIT_OK;
 	case 'n':
 		if (number(arg, strlen(arg), &o->recsize) < 0 || o->recsize < 1 || o->recsize > 255)
 			return fw_usage("pack", "--record-size: '%s' is not 1-255", arg);
+		o->image_opt = true;
 		return EXIT_OK;
 	case 'r':
 	case 'b':
 	case 'E':
 	case 'H':
 	case 'I':
+	case 'C':
 		if (fw_grow(&o->v, &o->cap, o->n, sizeof(*o->v)) < 0) {
 			fw_err("out of memory");
 			return EXIT_FINDING;
@@ -201,8 +219,31 @@ int cmd_pack(int argc, char **argv)
 		goto out;
 	}
 	if (!o.n) {
-		ret = fw_usage("pack", "no section given (--raw, --bss, --from-elf, --from-hex, --from-ihex)");
+		ret = fw_usage("pack", "no section given (--raw, --bss, --from-elf, --from-hex, --from-ihex, "
+				       "--from-cis)");
 		goto out;
+	}
+	o.cis = o.cis_format;
+	for (size_t i = 0; i < o.n; i++)
+		o.cis |= o.v[i].kind == 'C';
+	if (o.cis) {
+		/* A CIS is tuples, not sections: one text, nothing beside it. */
+		uint8_t cis[FW_CIS_MAX];
+
+		if (!o.cis_format || o.n != 1 || o.v[0].kind != 'C' || o.image_opt) {
+			ret = fw_usage("pack", "--format cis takes one --from-cis FILE and nothing else "
+				       "(no --version, --entry or --record-size)");
+			goto out;
+		}
+		r = fw_cis_pack_file(o.v[0].arg, cis, &outlen, &d);
+		if (r == 0) {
+			out = malloc(outlen);
+			if (!out)
+				r = -ENOMEM;
+			else
+				memcpy(out, cis, outlen);
+		}
+		goto write;
 	}
 	if (o.ihex2fw) {
 		/* The records as the text has them: no sections, no layout. */

@@ -34,7 +34,7 @@ static const struct {
 	{ "sbom", cmd_sbom, "CycloneDX or SPDX bill of materials of what an install ships" },
 	{ "debian", cmd_debian, "generate the Debian packaging's parts from the tree, or fill the firmware packages" },
 	{ "build", cmd_build, "rebuild the free blobs from source in a sandbox: a verdict per blob" },
-	{ "pack", cmd_pack, "build a sectioned firmware image (fwimage(5)), binary, ihex or HEX" },
+	{ "pack", cmd_pack, "build a sectioned firmware image (fwimage(5)), binary, ihex or HEX, or a PCMCIA CIS" },
 	{ "unpack", cmd_unpack, "write the sections of a fwimage back out, bit-exact" },
 	{ "info", cmd_info, "describe a firmware image: fwimage, Intel HEX, binary ihex, tg3" },
 };

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cis.h"
 #include "diag.h"
 #include "hardware.h"
 #include "licmap.h"
@@ -83,6 +84,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd >= 0)
 		close(fd);
 	fw_hw_free(&h);
+#elif defined(FUZZ_CIS)
+	/* pack_cis's text: an accepted one packs to 1-512 bytes, each
+	 * tuple's link within what was written. */
+	uint8_t out[FW_CIS_MAX];
+	size_t n, at = 0;
+
+	if (fw_cis_pack("t.cis", buf, size, out, &n, &d) == 0) {
+		if (n < 4 || n > FW_CIS_MAX)
+			abort();
+		while (at + 1 < n && out[at] != 0xff && out[at] != 0x06)
+			at += 2u + out[at + 1];
+		if (at >= n)
+			abort();
+	}
 #else
 #error "define one FUZZ_<target>"
 #endif
