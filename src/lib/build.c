@@ -1081,3 +1081,31 @@ char *fw_blob_freeness(const struct fw_tree *t, const struct fw_blob *b, enum fw
 				   "recipe %s (run fwdist build --record)", r->name);
 	return fw_asprintf("source in the tree, not rebuilt: no recipe in %s", FW_TREE_RECIPES);
 }
+
+void fw_tree_check_rebuilt(const struct fw_tree *t, struct fw_diag *d)
+{
+	if (!t->recipes.n)
+		return;
+	for (size_t i = 0; i < t->nblobs; i++) {
+		const struct fw_blob *b = &t->blobs[i];
+		enum fw_freeness how;
+		char *why;
+
+		if (b->duplicate || b->cat != FW_CAT_FREE || !b->copyleft_id || b->pkg < 0 ||
+		    strcmp(t->split.pkgs[b->pkg].section, "main") != 0)
+			continue;
+		why = fw_blob_freeness(t, b, &how);
+		if (!why) {
+			d->nomem++;
+			return;
+		}
+		if (how == FW_FREE_NOT_REBUILT)
+			fw_diag_add(d, t->whence.path, b->e->line,
+				    "%s: %s, in main (%s), but no rebuild shows its source builds it: "
+				    "%s; record one (fwdist build --record) or declare it its own "
+				    "preferred form (%s)",
+				    fw_esc(b->e->name), b->copyleft_id, t->split.pkgs[b->pkg].name, why,
+				    FW_TREE_PREFERRED);
+		free(why);
+	}
+}

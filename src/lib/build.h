@@ -70,6 +70,15 @@ int64_t fw_build_epoch(const struct fw_tree *t);
  * about a blob of the tree. */
 void fw_tree_check_recipes(const struct fw_tree *t, struct fw_diag *d);
 
+/* What main means in a tree with build recipes (fwdist check, not the
+ * model: a build needs the tree loaded before it can record anything):
+ * a copyleft blob in a package of section main must be rebuilt identical
+ * from its source (a verdict of manifests/build-verdicts on its bytes) or
+ * be its own preferred form; any other is a finding at its WHENCE line,
+ * with the why and the ways out. A tree without recipes is left as the
+ * model judges it (a Source: present is its proof). */
+void fw_tree_check_rebuilt(const struct fw_tree *t, struct fw_diag *d);
+
 /* How a free blob's freeness was established, for licenses. */
 enum fw_freeness {
 	FW_FREE_REBUILT,     /* source in the tree, rebuilt identical (recorded) */

@@ -730,6 +730,8 @@ int fw_tree_check(const struct fw_tree *t, unsigned jobs, struct fw_progress *pr
 	int r;
 
 	fw_tree_check_model(t, d);
+	/* What main means where the tree has recipes: copyleft rebuilt. */
+	fw_tree_check_rebuilt(t, d);
 	/* manifests/replaces: its findings name its lines. */
 	if (fw_replaces_load(&rp, &t->split, t->rootfd, d) == -ENOMEM)
 		d->nomem++;
