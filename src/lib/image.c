@@ -263,29 +263,41 @@ static void hex_diag(struct fw_diag *d, const char *path, const struct ihex_err 
 			    ihex_strerror(err->code));
 }
 
+/* An Intel HEX file read whole (*buf, malloc'd) and accepted by
+ * ihex_scan, with at least one data record: its runs into runs. 0,
+ * -EINVAL (said in d) or -errno. */
+static int load_hex(const char *path, uint8_t **buf, size_t *len, struct ihex_run *runs,
+		    struct ihex_info *info, struct fw_diag *d)
+{
+	struct ihex_err err;
+	int r = read_input(path, buf, len, d);
+
+	if (r < 0)
+		return r;
+	if (ihex_scan((const char *)*buf, *len, runs, FW_HEX_MAX_RUNS, info, &err) != IHEX_OK) {
+		hex_diag(d, path, &err);
+		return -EINVAL;
+	}
+	if (!info->nruns) {
+		fw_diag_add(d, path, 0, "no data records");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int fw_img_add_hex(struct fw_img *im, const char *path, struct fw_diag *d)
 {
 	struct ihex_run *runs = calloc(FW_HEX_MAX_RUNS, sizeof(*runs));
 	struct ihex_info info;
-	struct ihex_err err;
 	uint8_t *buf = NULL, *bytes = NULL;
 	size_t len;
 	int r;
 
 	if (!runs)
 		return -ENOMEM;
-	r = read_input(path, &buf, &len, d);
+	r = load_hex(path, &buf, &len, runs, &info, d);
 	if (r < 0)
 		goto out;
-	r = -EINVAL;
-	if (ihex_scan((const char *)buf, len, runs, FW_HEX_MAX_RUNS, &info, &err) != IHEX_OK) {
-		hex_diag(d, path, &err);
-		goto out;
-	}
-	if (!info.nruns) {
-		fw_diag_add(d, path, 0, "no data records");
-		goto out;
-	}
 	for (size_t i = 0; i < info.nruns; i++) {
 		free(bytes);
 		bytes = malloc(runs[i].len);
@@ -319,7 +331,6 @@ int fw_img_hex_records(const char *path, uint8_t **out, size_t *outlen, struct f
 {
 	struct ihex_run *runs = calloc(FW_HEX_MAX_RUNS, sizeof(*runs));
 	struct ihex_info info;
-	struct ihex_err err;
 	uint8_t *buf = NULL;
 	size_t len;
 	int r;
@@ -327,18 +338,9 @@ int fw_img_hex_records(const char *path, uint8_t **out, size_t *outlen, struct f
 	*out = NULL;
 	if (!runs)
 		return -ENOMEM;
-	r = read_input(path, &buf, &len, d);
+	r = load_hex(path, &buf, &len, runs, &info, d);
 	if (r < 0)
 		goto out;
-	r = -EINVAL;
-	if (ihex_scan((const char *)buf, len, runs, FW_HEX_MAX_RUNS, &info, &err) != IHEX_OK) {
-		hex_diag(d, path, &err);
-		goto out;
-	}
-	if (!info.nruns) {
-		fw_diag_add(d, path, 0, "no data records");
-		goto out;
-	}
 	*outlen = ihex_bin_records((const char *)buf, len, NULL);
 	*out = malloc(*outlen);
 	if (!*out) {
