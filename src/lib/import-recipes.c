@@ -48,9 +48,10 @@ static const struct fw_recipe *line_recipe(const struct fw_recipes *rs, const ch
 }
 
 /* manifests/build-verdicts beside the recipes: the lines about a blob of
- * the stage (a verdict counts only while its SHA-256 is the blob's, so one
- * about changed bytes is kept and ignored, as check and licenses do). */
-static int keep_verdicts(struct imp *im)
+ * the stage by a recipe kept (or by none: "-"); a verdict counts only
+ * while its SHA-256 is the blob's, so one about changed bytes is kept and
+ * ignored, as check and licenses do. */
+static int keep_verdicts(struct imp *im, const struct fw_recipes *rs, const bool *keep_of)
 {
 	char *path = fw_asprintf("%s-verdicts", im->o->recipes_path);
 	char *buf = NULL, *out = NULL;
@@ -72,14 +73,27 @@ static int keep_verdicts(struct imp *im)
 		bool keep = true;
 
 		if (ll && p[0] != '#' && tab) {
+			/* blob TAB verdict TAB recipe TAB ... */
+			const char *v = tab + 1, *vt = memchr(v, '\t', (size_t)(p + ll - v));
+			const char *rc = vt ? vt + 1 : NULL;
+			const char *rt = rc ? memchr(rc, '\t', (size_t)(p + ll - rc)) : NULL;
 			char *blob = strndup(p, (size_t)(tab - p));
+			char *rname = rc ? strndup(rc, (size_t)((rt ? rt : p + ll) - rc)) : NULL;
 
-			if (!blob) {
+			if (!blob || (rc && !rname)) {
+				free(blob);
+				free(rname);
 				r = -ENOMEM;
 				break;
 			}
 			keep = staged(im, blob);
+			if (keep && rname && strcmp(rname, "-") != 0) {
+				const struct fw_recipe *x = fw_recipes_find(rs, rname);
+
+				keep = x && keep_of[x - rs->v];
+			}
 			free(blob);
+			free(rname);
 		}
 		if (keep)
 			r = imp_add_line(&out, &n, &cap, p, ll);
@@ -168,7 +182,7 @@ int imp_keep_recipes(struct imp *im)
 	if (r == 0)
 		r = fw_write_atomic(im->stagefd, FW_TREE_RECIPES, out ? out : "", n, 0644);
 	if (r == 0)
-		r = keep_verdicts(im);
+		r = keep_verdicts(im, &rs, keep);
 out:
 	free(out);
 	free(keep);
