@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "build.h"
@@ -50,7 +52,7 @@ struct sbom {
 	size_t nrefs;
 	char uuid[37];
 	struct prov *prov;                  /* of files[i]: its build provenance */
-	char *status;                       /* dpkg's status file, read once */
+	char *status;                       /* dpkg-query's list, read once */
 	size_t status_len;
 	bool status_read;
 };
@@ -167,43 +169,82 @@ static bool text_ok(const char *v, bool spdx_text)
 	return fw_utf8_valid(v) && !(spdx_text && strstr(v, "</text>"));
 }
 
-/* The version dpkg has installed of pkg, or NULL (dpkg's status file,
- * /var/lib/dpkg/status, read at the first call). */
+/* dpkg-query's list of what is installed (status, package, version), read
+ * once into s->status: dpkg's database is read through dpkg's own tool. */
+static void read_installed(struct sbom *s)
+{
+	static char *const argv[] = { "dpkg-query", "-W", "-f",
+				      "${db:Status-Abbrev}\t${Package}\t${Version}\n", NULL };
+	posix_spawn_file_actions_t fa;
+	size_t cap = 0;
+	int p[2], status;
+	pid_t pid;
+
+	s->status_read = true;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "dpkg-query", &fa, NULL, argv, environ) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (s->status_len + 4096 > cap) {
+			if (cap >= (16u << 20) || fw_grow(&s->status, &cap, s->status_len + 4096, 1) < 0)
+				break;
+		}
+		n = read(p[0], s->status + s->status_len, cap - s->status_len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		s->status_len += (size_t)n;
+	}
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!s->status || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(s->status);
+		s->status = NULL;
+		s->status_len = 0;
+		return;
+	}
+	s->status[s->status_len] = '\0';
+}
+
+/* The version dpkg has installed of pkg, or NULL. */
 static const char *installed_version(struct sbom *s, const char *pkg, char *out, size_t outlen)
 {
-	const char *p, *end;
 	size_t n = strlen(pkg);
 
-	if (!s->status_read) {
-		s->status_read = true;
-		if (fw_read_text(AT_FDCWD, "/var/lib/dpkg/status", &s->status, &s->status_len) < 0)
-			s->status = NULL;
-	}
+	if (!s->status_read)
+		read_installed(s);
 	if (!s->status)
 		return NULL;
-	end = s->status + s->status_len;
-	/* Each stanza: "Package: P", then its other fields up to a blank line. */
-	for (p = s->status; p < end;) {
-		const char *stop = strstr(p, "\n\n");
-		const char *se = stop ? stop : end;
-		bool match = (size_t)(se - p) > 9 + n && memcmp(p, "Package: ", 9) == 0 &&
-			     memcmp(p + 9, pkg, n) == 0 && p[9 + n] == '\n';
+	/* Lines "ii \tPACKAGE\tVERSION": installed and configured. */
+	for (const char *p = s->status, *end = s->status + s->status_len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *t1 = memchr(p, '\t', (size_t)(le - p));
 
-		if (match && memmem(p, (size_t)(se - p), "\nStatus: install ok installed\n", 30)) {
-			const char *v = memmem(p, (size_t)(se - p), "\nVersion: ", 10);
+		if (t1 && le - p > 2 && p[0] == 'i' && p[1] == 'i' && (size_t)(le - t1) > n + 1 &&
+		    memcmp(t1 + 1, pkg, n) == 0 && t1[1 + n] == '\t' &&
+		    (size_t)(le - (t1 + 2 + n)) < outlen) {
+			size_t vl = (size_t)(le - (t1 + 2 + n));
 
-			if (v) {
-				const char *ve = memchr(v + 10, '\n', (size_t)(se - v - 10));
-				size_t vl = (size_t)((ve ? ve : se) - (v + 10));
-
-				if (vl < outlen) {
-					memcpy(out, v + 10, vl);
-					out[vl] = '\0';
-					return out;
-				}
-			}
+			memcpy(out, t1 + 2 + n, vl);
+			out[vl] = '\0';
+			return out;
 		}
-		p = stop ? stop + 2 : end;
+		p = nl ? nl + 1 : end;
 	}
 	return NULL;
 }
