@@ -468,6 +468,8 @@ int inst_record_written(struct ctx *c)
 		 * (A rerun of it passes check_release all the same.) */
 		if (was)
 			nr[k].release = was->release;
+		/* What a name it lacks means: not installed, not left out. */
+		nr[k].incomplete = true;
 		if (c->o->packaged)
 			nr[k].packaged = nr[k].package;
 		if (r == 0)

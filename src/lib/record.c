@@ -131,6 +131,11 @@ static int parse_record(struct fw_record *r, const char *path, const char *buf, 
 				return -ENOMEM;
 			continue;
 		}
+		if ((size_t)(le - ls) == strlen(FW_RECORD_INCOMPLETE) &&
+		    memcmp(ls, FW_RECORD_INCOMPLETE, (size_t)(le - ls)) == 0) {
+			r->incomplete = true;
+			continue;
+		}
 		if (ls == le || *ls == '#')
 			continue;
 		while (p < le && nf < 6)
@@ -345,6 +350,8 @@ int fw_record_write(int fwfd, struct fw_record *r)
 	}
 	if (r->packaged)
 		fprintf(f, "%s\t%s\n", FW_RECORD_PACKAGED, r->packaged);
+	if (r->incomplete)
+		fprintf(f, "%s\n", FW_RECORD_INCOMPLETE);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fw_rec_entry *e = &r->v[i];
 		char hex[FW_SHA256_HEX + 1];

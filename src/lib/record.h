@@ -58,6 +58,11 @@ struct fw_rec_release {
  * changes them), unless told to take them over (--adopt-packaged) where no
  * dpkg database lists the record; a record without it is fwdist's. */
 #define FW_RECORD_PACKAGED "#packaged"
+/* A line "#incomplete" after the header: the install that wrote the record
+ * failed (a full disk), so a name of its package the record lacks was not
+ * left out on purpose; verify reports it missing. The next whole install
+ * writes the record without it. */
+#define FW_RECORD_INCOMPLETE "#incomplete"
 
 struct fw_record {
 	char *package;
@@ -66,6 +71,7 @@ struct fw_record {
 	struct fw_rec_entry *v;
 	size_t n, cap;
 	bool damaged; /* a malformed line or a missing header: fwdist did not write it so */
+	bool incomplete; /* FW_RECORD_INCOMPLETE: a failed install's record of what it wrote */
 };
 
 struct fw_records {

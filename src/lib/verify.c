@@ -816,7 +816,12 @@ int fw_verify_against_records(const struct fw_plan *p, int fwfd, struct fw_verif
 			pe = fw_plan_find_name(p, v->name);
 			if (!pe)
 				pe = fw_plan_find(p, v->name);
-			if (pe && pe->pkg >= 0 && !recorded_any(&rs, v->name)) {
+			const struct fw_record *pr =
+				pe && pe->pkg >= 0 ? fw_records_get(&rs, p->t->split.pkgs[pe->pkg].name)
+						   : NULL;
+
+			if (pe && pe->pkg >= 0 && !(pr && pr->incomplete) &&
+			    !recorded_any(&rs, v->name)) {
 				keep = false;
 				a->subset++;
 				if (!fw_records_get(&rs, p->t->split.pkgs[pe->pkg].name))
