@@ -3,10 +3,12 @@
 #include "debian.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "import.h"
 #include "lines.h"
@@ -765,6 +767,16 @@ int fw_debian_copyright(FILE *f, const struct fw_plan *p, const char *head, size
 			}
 			fputs("\n       ", f);
 			dep5_pattern(f, e->name);
+			/* A directory (upstream's "Source: cis/"): its files, as
+			 * a DEP-5 pattern matches files, not directories. */
+			{
+				struct stat st;
+
+				if (t->fwfd >= 0 &&
+				    fstatat(t->fwfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    S_ISDIR(st.st_mode))
+					fputs("/*", f);
+			}
 		}
 		fprintf(f, "\nCopyright: not recorded in WHENCE; see the licence text\n"
 			   "License: %s\nComment: %s:%u", l->spdx ? l->spdx : "UNKNOWN", w->path,
