@@ -1109,3 +1109,22 @@ void fw_tree_check_rebuilt(const struct fw_tree *t, struct fw_diag *d)
 		free(why);
 	}
 }
+
+int fw_tree_freeness_counts(const struct fw_tree *t, size_t how[3])
+{
+	how[0] = how[1] = how[2] = 0;
+	for (size_t i = 0; i < t->nblobs; i++) {
+		enum fw_freeness f;
+		char *why;
+
+		if (t->blobs[i].cat != FW_CAT_FREE || t->blobs[i].duplicate)
+			continue;
+		why = fw_blob_freeness(t, &t->blobs[i], &f);
+		if (!why)
+			return -ENOMEM;
+		free(why);
+		if ((size_t)f < 3)
+			how[f]++;
+	}
+	return 0;
+}

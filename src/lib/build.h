@@ -86,6 +86,10 @@ enum fw_freeness {
 	FW_FREE_NOT_REBUILT, /* source in the tree, not rebuilt (or not identical): why */
 };
 const char *fw_freeness_name(enum fw_freeness f);
+/* The tree's free blobs counted by how their freeness was established
+ * (how[] indexed by enum fw_freeness), as licenses lists them. 0 or
+ * -ENOMEM. */
+int fw_tree_freeness_counts(const struct fw_tree *t, size_t how[3]);
 /* The way for a free blob b, and its words (a new string, NULL on ENOMEM):
  * a verdict of manifests/build-verdicts counts only while its SHA-256 is
  * the blob's line of manifests/checksums. */

@@ -756,18 +756,7 @@ int fw_tree_check(const struct fw_tree *t, unsigned jobs, struct fw_progress *pr
 		c->undistributable += t->blobs[i].cat == FW_CAT_UNDISTRIBUTABLE;
 	}
 	c->has_recipes = t->recipes.n > 0;
-	for (size_t i = 0; c->has_recipes && i < t->nblobs; i++) {
-		enum fw_freeness how;
-		char *why;
-
-		if (t->blobs[i].cat != FW_CAT_FREE || t->blobs[i].duplicate)
-			continue;
-		why = fw_blob_freeness(t, &t->blobs[i], &how);
-		if (!why)
-			return -ENOMEM;
-		free(why);
-		if ((size_t)how < FW_ARRAY_SIZE(c->how))
-			c->how[how]++;
-	}
+	if (c->has_recipes && fw_tree_freeness_counts(t, c->how) < 0)
+		return -ENOMEM;
 	return r;
 }

@@ -1287,21 +1287,9 @@ static int import_manifests(struct imp *im)
 		/* How the free blobs' freeness stands in the tree written: a
 		 * verdict counts only for the bytes it was recorded on. */
 		if (fin.recipes.n) {
-			size_t how[3] = { 0 };
+			size_t how[3];
 
-			for (size_t i = 0; r == 0 && i < fin.nblobs; i++) {
-				enum fw_freeness f;
-				char *why;
-
-				if (fin.blobs[i].cat != FW_CAT_FREE || fin.blobs[i].duplicate)
-					continue;
-				why = fw_blob_freeness(&fin, &fin.blobs[i], &f);
-				if (!why)
-					r = -ENOMEM;
-				else if ((size_t)f < FW_ARRAY_SIZE(how))
-					how[f]++;
-				free(why);
-			}
+			r = fw_tree_freeness_counts(&fin, how);
 			if (r == 0)
 				r = imp_strv_take(&im->rep->notes,
 						  fw_asprintf("free blobs: %zu rebuilt identical, %zu their own "
